@@ -1,0 +1,45 @@
+// @ts-check
+import js from '@eslint/js';
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      // Tests read untyped JSON bodies off the wire; asserting on them is the point.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+  {
+    files: ['schema/**/*.graphql', 'examples/*/schema/**/*.graphql'],
+    languageOptions: { parser: graphqlPlugin.parser },
+    plugins: { '@graphql-eslint': graphqlPlugin },
+    rules: {
+      ...graphqlPlugin.configs['flat/schema-recommended'].rules,
+      '@graphql-eslint/require-description': ['error', { types: true, FieldDefinition: true, rootField: true }],
+      '@graphql-eslint/description-style': ['error', { style: 'inline' }],
+      '@graphql-eslint/strict-id-in-types': 'off',
+      '@graphql-eslint/naming-convention': 'off',
+    },
+  },
+  {
+    files: ['src/client/operations/**/*.graphql'],
+    languageOptions: { parser: graphqlPlugin.parser },
+    plugins: { '@graphql-eslint': graphqlPlugin },
+    rules: graphqlPlugin.configs['flat/operations-recommended'].rules,
+  },
+);

@@ -1,0 +1,53 @@
+import { loadFilesSync } from '@graphql-tools/load-files';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { IResolvers, TypeSource } from '@graphql-tools/utils';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
+
+/** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
+export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
+
+export type GraphServerOptions<TContext extends Record<string, unknown>> = SchemaSource & {
+  /** Resolver map, typed by the project's generated `Resolvers` type. */
+  resolvers: IResolvers | IResolvers[];
+  /** Envelop / yoga plugins, applied in order. */
+  plugins?: Array<Plugin<YogaInitialContext & TContext>>;
+  /** Builds the per-request context; merged with yoga's initial context. */
+  context?: YogaServerOptions<Record<string, never>, TContext>['context'];
+} & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context'>;
+
+/** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
+export function loadTypeDefs(schemaDir: string): string[] {
+  return loadFilesSync(`${schemaDir}/**/*.graphql`, { extensions: ['graphql'] }) as string[];
+}
+
+/**
+ * Makes an executable schema from SDL and resolvers. A resolver for a type or field that the SDL does
+ * not declare is an error at start-up, not a silently ignored function.
+ */
+export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[]): GraphQLSchema {
+  const typeDefs = source.typeDefs ?? loadTypeDefs(source.schemaDir);
+  return makeExecutableSchema({
+    typeDefs,
+    resolvers,
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
+}
+
+/**
+ * A GraphQL-over-HTTP server (yoga) for one schema. No global state: every call builds its own
+ * schema and server, so tests can start as many as they like.
+ */
+export function createGraphServer<TContext extends Record<string, unknown> = Record<string, never>>(
+  options: GraphServerOptions<TContext>,
+): YogaServerInstance<Record<string, never>, TContext> {
+  const { typeDefs, schemaDir, resolvers, plugins, ...yogaOptions } = options;
+  const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir: schemaDir as string };
+  const schema = createExecutableSchema(source, resolvers);
+  return createYoga<Record<string, never>, TContext>({
+    graphqlEndpoint: '/graphql',
+    ...yogaOptions,
+    schema,
+    plugins: plugins ?? [],
+  });
+}
