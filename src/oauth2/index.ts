@@ -1,0 +1,19 @@
+/** `channel-graph/oauth2`: an OAuth 2.0 client on ky, typed from openapi/oauth2.yaml. */
+export { AccessToken, type AccessTokenOptions, type ModeOption, type RevokeOptions, type TokenMode } from './access-token.js';
+export { type AuthScheme, basicCredentials } from './client-auth.js';
+export { OAuth2Client, type GetTokenOptions, type OAuth2ClientOptions, type RequestOptions, type ResolvedClientOptions, type TokenParams } from './client.js';
+export { configure, type OAuth2Config } from './configure.js';
+export { type Logger, redactBody } from './debug-log.js';
+export { OAuth2ConnectionError, OAuth2Error, OAuth2TimeoutError } from './errors.js';
+export type { SigningKey, SigningOptions } from './jwt.js';
+export type { Parsed, ParseMode, ParseOptions } from './parse.js';
+export { createPkce, type Pkce } from './pkce.js';
+export { OAuth2Response } from './response.js';
+export { SnakyHash } from './snaky-hash.js';
+export type { AssertionInput } from './strategies/assertion.js';
+export type { AuthCodeTokenParams, AuthorizeParams } from './strategies/auth-code.js';
+export { TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
+export { FileTokenStore, MemoryTokenStore, type TokenStore } from './token-store.js';
+export type { ConnectionOptions, TlsOptions } from './transport.js';
+export type * from './types.js';
+export type { ParamsEncoder } from './url.js';

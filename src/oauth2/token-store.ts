@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { isPlainObject } from './snaky-hash.js';
+import type { TokenHash } from './types.js';
+
+/** Where a TokenKeeper persists the token it holds. */
+export interface TokenStore {
+  load(): Promise<TokenHash | null>;
+  save(token: TokenHash): Promise<void>;
+}
+
+/** Keeps the token in process memory only. */
+export class MemoryTokenStore implements TokenStore {
+  #token: TokenHash | null = null;
+
+  load(): Promise<TokenHash | null> {
+    return Promise.resolve(this.#token === null ? null : { ...this.#token });
+  }
+
+  save(token: TokenHash): Promise<void> {
+    this.#token = { ...token };
+    return Promise.resolve();
+  }
+}
+
+/** Steps of a file save, replaceable in tests to simulate a crash between write and rename. */
+export interface FileOperations {
+  rename(from: string, to: string): Promise<void>;
+}
+
+/**
+ * Keeps the token in a JSON file readable by its owner only (mode 0600). A save writes a temporary
+ * file in the same directory, flushes it, then renames it over the file: rename is atomic within a
+ * file system (POSIX rename(2)), so a crash at any point leaves either the previous token or the new
+ * one, never a torn file.
+ */
+export class FileTokenStore implements TokenStore {
+  readonly path: string;
+  readonly #operations: FileOperations;
+
+  constructor(path: string, operations: FileOperations = { rename }) {
+    this.path = path;
+    this.#operations = operations;
+  }
+
+  async load(): Promise<TokenHash | null> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const value: unknown = JSON.parse(text);
+    if (!isPlainObject(value) || typeof value.access_token !== 'string') {
+      throw new TypeError(`${this.path} does not hold a token (an object with access_token)`);
+    }
+    return value as TokenHash;
+  }
+
+  async save(token: TokenHash): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const handle = await open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(token));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await this.#operations.rename(temporary, this.path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+}
