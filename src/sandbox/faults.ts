@@ -1,0 +1,70 @@
+/**
+ * Fault injection for the sandbox's platform endpoints (not its token endpoint or control endpoints).
+ * Whether a request is hit is drawn from a PRNG seeded with the sandbox seed and reset whenever a
+ * fault is set, so a given seed and request sequence always fail the same requests.
+ */
+import { z } from 'zod';
+import { createRandom, streamSeed, type Random } from './prng.js';
+
+export type FaultTarget = 'membership' | 'video';
+
+export const faultRequestSchema = z
+  .object({
+    target: z.enum(['membership', 'video', 'all']),
+    status: z.number().int().min(400).max(599).optional(),
+    rate: z.number().min(0).max(1).optional(),
+    latencyMs: z.number().int().min(0).max(120_000).optional(),
+    /** true or 'shape': valid JSON of the wrong shape; 'json': a truncated JSON body. */
+    malformed: z.union([z.boolean(), z.enum(['shape', 'json'])]).optional(),
+  })
+  .strict()
+  .refine((f) => f.status !== undefined || f.latencyMs !== undefined || (f.malformed !== undefined && f.malformed !== false), {
+    message: 'give at least one of status, latencyMs, malformed',
+  })
+  .refine((f) => !(f.status !== undefined && f.malformed !== undefined && f.malformed !== false), {
+    message: 'status and malformed exclude each other',
+  });
+
+export type FaultRequest = z.infer<typeof faultRequestSchema>;
+
+export interface Fault {
+  status?: number;
+  rate: number;
+  latencyMs: number;
+  malformed?: 'shape' | 'json';
+}
+
+/** What to do with one request: nothing, or delay and then fail or garble. */
+export type FaultDecision = { latencyMs: number; status?: number; malformed?: 'shape' | 'json' } | null;
+
+export class FaultInjector {
+  readonly #faults = new Map<FaultTarget, { fault: Fault; random: Random }>();
+
+  constructor(readonly seed: number) {}
+
+  set(request: FaultRequest): void {
+    const targets: FaultTarget[] = request.target === 'all' ? ['membership', 'video'] : [request.target];
+    const malformed = request.malformed === true ? 'shape' : request.malformed === false ? undefined : request.malformed;
+    const fault: Fault = { rate: request.rate ?? 1, latencyMs: request.latencyMs ?? 0 };
+    if (request.status !== undefined) fault.status = request.status;
+    if (malformed !== undefined) fault.malformed = malformed;
+    targets.forEach((target, i) => this.#faults.set(target, { fault, random: createRandom(streamSeed(this.seed, 0xfa17 + i)) }));
+  }
+
+  clear(): void {
+    this.#faults.clear();
+  }
+
+  list(): Partial<Record<FaultTarget, Fault>> {
+    return Object.fromEntries([...this.#faults].map(([target, { fault }]) => [target, fault]));
+  }
+
+  /** Draws the decision for the next request to `target`. */
+  decide(target: FaultTarget): FaultDecision {
+    const entry = this.#faults.get(target);
+    if (!entry) return null;
+    if (entry.fault.rate < 1 && entry.random() >= entry.fault.rate) return null;
+    const { latencyMs, status, malformed } = entry.fault;
+    return { latencyMs, ...(status !== undefined && { status }), ...(malformed !== undefined && { malformed }) };
+  }
+}

@@ -1,0 +1,57 @@
+/** Small node:http helpers shared by the sandbox's endpoint modules. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Requests bodies above this are refused (413); nothing the sandbox emulates needs more. */
+const MAX_BODY_BYTES = 1_048_576;
+
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError(`request body exceeds ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, contentType = 'application/json; charset=utf-8', headers: Record<string, string> = {}): void {
+  send(res, status, contentType, JSON.stringify(value), headers);
+}
+
+/** RFC 9457 problem details, used by the sandbox's own control endpoints. */
+export function sendProblem(res: ServerResponse, status: number, title: string, detail: string): void {
+  sendJson(res, status, { type: 'about:blank', title, status, detail }, 'application/problem+json');
+}
+
+/** Parses a JSON body; undefined when it is not JSON. */
+export function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,111 @@
+/**
+ * The sandbox: a faithful emulator of the membership platform (OAuth2 token endpoint, API v2
+ * members, webhooks) and of the video platform's channel-dashboard API, over real HTTP, with a
+ * deterministic seeded dataset, fault injection and control endpoints (see README, "Sandbox").
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleControlApi } from './control-api.js';
+import { sandboxCredentials, type SandboxCredentials } from './credentials.js';
+import { FaultInjector } from './faults.js';
+import { BodyTooLargeError, sendProblem } from './http-kit.js';
+import { handleMembershipApi } from './membership-api.js';
+import { MembershipDataset } from './membership-data.js';
+import { TOKEN_PATH, handleTokenEndpoint } from './oauth-endpoint.js';
+import type { SandboxState } from './state.js';
+import { TokenAuthority } from './tokens.js';
+import { handleVideoApi } from './video-api.js';
+import { VideoDataset } from './video-data.js';
+
+export type { SandboxCredentials } from './credentials.js';
+export { MembershipDataset, MEMBERSHIP_TIERS, type MemberRecord, type PatronStatus } from './membership-data.js';
+export { VideoDataset, type VideoMemberRecord, type VideoTierRecord } from './video-data.js';
+export { signWebhookBody } from './webhook-sender.js';
+
+export interface SandboxOptions {
+  /** Seed of the dataset and of fault sampling (default 1). */
+  seed?: number;
+  /** Membership platform members, of every status (default 40). */
+  patrons?: number;
+  /** Video platform channel members (default 15). */
+  videoMembers?: number;
+  /** Subscriber count (default: drawn from the seed). */
+  subscribers?: number;
+  /** Lifetime of issued access tokens (default 3600). */
+  accessTokenTtlSeconds?: number;
+  host?: string;
+  port?: number;
+}
+
+export interface RunningSandbox {
+  /** Base URL of both platforms: MEMBERSHIP_API_BASE = VIDEO_API_BASE = url. */
+  url: string;
+  credentials: SandboxCredentials;
+  /** The datasets the sandbox serves, for tests that compute expected values. */
+  datasets: { membership: MembershipDataset; video: VideoDataset };
+  close(): Promise<void>;
+}
+
+const DEFAULT_SANDBOX_SEED = 1;
+
+function createState(options: SandboxOptions): SandboxState {
+  const seed = options.seed ?? DEFAULT_SANDBOX_SEED;
+  const credentials = sandboxCredentials();
+  return {
+    seed,
+    baseUrl: '',
+    credentials,
+    membership: new MembershipDataset(seed, options.patrons ?? 40),
+    video: new VideoDataset(seed, options.videoMembers ?? 15, options.subscribers),
+    tokens: new TokenAuthority(seed, options.accessTokenTtlSeconds ?? 3600, credentials),
+    faults: new FaultInjector(seed),
+    requests: { token: 0, campaign: 0, members: 0, sponsorships: 0, channels: 0, dashboard: 0, webhook: 0 },
+  };
+}
+
+async function route(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', state.baseUrl);
+  if (url.pathname === TOKEN_PATH) return handleTokenEndpoint(state, req, res);
+  if (await handleMembershipApi(state, req, res, url)) return;
+  if (await handleVideoApi(state, req, res, url)) return;
+  if (await handleControlApi(state, req, res, url)) return;
+  sendProblem(res, 404, 'Not Found', `the sandbox emulates no endpoint ${req.method ?? ''} ${url.pathname}`);
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  for (const name of ['patrons', 'videoMembers', 'subscribers', 'accessTokenTtlSeconds', 'port'] as const) {
+    const value = options[name];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`startSandbox: ${name} must be a non-negative integer, got ${value}`);
+  }
+  const state = createState(options);
+  const server = createServer((req, res) => {
+    route(state, req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyTooLargeError) sendProblem(res, 413, 'Content Too Large', error.message);
+      else sendProblem(res, 500, 'Internal Server Error', 'the sandbox failed to handle the request');
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url: state.baseUrl,
+    credentials: state.credentials,
+    datasets: { membership: state.membership, video: state.video },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,21 @@
+/** Everything one running sandbox holds; each startSandbox() builds its own (no global state). */
+import type { SandboxCredentials } from './credentials.js';
+import type { FaultInjector } from './faults.js';
+import type { MembershipDataset } from './membership-data.js';
+import type { TokenAuthority } from './tokens.js';
+import type { VideoDataset } from './video-data.js';
+
+/** Requests served per endpoint, read through GET /__sandbox/stats (tests count upstream calls). */
+export type EndpointName = 'token' | 'campaign' | 'members' | 'sponsorships' | 'channels' | 'dashboard' | 'webhook';
+
+export interface SandboxState {
+  seed: number;
+  /** The sandbox's own base URL (pagination links point back to it). */
+  baseUrl: string;
+  credentials: SandboxCredentials;
+  membership: MembershipDataset;
+  video: VideoDataset;
+  tokens: TokenAuthority;
+  faults: FaultInjector;
+  requests: Record<EndpointName, number>;
+}

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { membersConfigSchema } from '../../src/channel/members-config.js';
+
+const MAIN = fileURLToPath(new URL('../../src/sandbox/main.ts', import.meta.url));
+
+describe('npm run sandbox (src/sandbox/main.ts)', () => {
+  it('listens on SANDBOX_PORT, prints its URL, the .env lines and a valid members.json, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { ...process.env, SANDBOX_PORT: '0', SANDBOX_PATRONS: '5' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          output += chunk;
+          if (output.includes('\n}\n')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
+      });
+      const url = /emulated at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      expect(url).toBeDefined();
+      expect(output).toContain(`MEMBERSHIP_API_BASE=${url}`);
+      expect(output).toMatch(/^MEMBERSHIP_CLIENT_ID=sandbox-client-id$/m);
+      expect(output).toMatch(/^MEMBERSHIP_REFRESH_TOKEN=sandbox-refresh-token$/m);
+      const members: unknown = JSON.parse(output.slice(output.indexOf('{'), output.lastIndexOf('}') + 1));
+      expect(membersConfigSchema.safeParse(members).success).toBe(true);
+      const stats = await fetch(`${url}/__sandbox/stats`);
+      expect(stats.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('refuses a SANDBOX_PORT that is not a number with one line naming it', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, SANDBOX_PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('SANDBOX_PORT: expected a non-negative integer, got "eighty"');
+  });
+});
