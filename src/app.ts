@@ -1,0 +1,155 @@
+/**
+ * The whole service as a factory: snapshot store over the two platforms, the REST API of
+ * openapi/channel-api.yaml and the channel graph at /graphql, on one node:http server. In sandbox
+ * mode (no membership credentials) the platform emulator runs in-process and supplies them.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createMembershipSource } from './channel/membership.js';
+import { SnapshotStore } from './channel/snapshot-store.js';
+import { createVideoMembersSource, createVideoStatsSource } from './channel/video.js';
+import type { ChannelConfig, MembershipSettings, VideoSettings } from './config.js';
+import { createChannelGraphHandler } from './graphql/channel-graph.js';
+import { createRestHandler } from './http/rest-handler.js';
+import { FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenStore } from './oauth2/index.js';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
+
+type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
+
+export interface ChannelAppOptions {
+  logger?: Logger;
+  /** Options of the in-process sandbox (sandbox mode only): dataset size, token lifetime… */
+  sandbox?: SandboxOptions;
+}
+
+export interface ChannelApp {
+  /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
+  url: string;
+  store: SnapshotStore;
+  /** The in-process platform emulator (sandbox mode only). */
+  sandbox?: RunningSandbox;
+  close(): Promise<void>;
+}
+
+/** Membership token file under DATA_DIR: the rotated refresh token survives a restart there. */
+export const MEMBERSHIP_TOKEN_FILE = 'membership-token.json';
+
+/** How long close() lets requests in flight finish before cutting their connections. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** `/graphql`, `/graphql?…` and `/graphql/…` (persisted documents manifest) belong to yoga. */
+function isGraphRequest(request: IncomingMessage): boolean {
+  const url = request.url ?? '/';
+  return url.startsWith('/graphql') && (url.length === 8 || url[8] === '?' || url[8] === '/');
+}
+
+/**
+ * The membership platform's OAuth2 token keeper. The tokens from `.env` seed it; rotated tokens are
+ * persisted to `tokenStore`, which takes precedence on the next start while it descends from the
+ * same seed (a new seed in `.env` wins), so a restart never reuses a dead refresh token.
+ */
+function createMembershipKeeper(settings: MembershipSettings, tokenStore: TokenStore): TokenKeeper {
+  // The platform authenticates the client with id and secret in the form body (RFC 6749 §2.3.1).
+  const client = new OAuth2Client(settings.clientId, settings.clientSecret, {
+    site: settings.apiBase,
+    tokenUrl: '/api/oauth2/token',
+    authScheme: 'request_body',
+  });
+  return new TokenKeeper(client, {
+    initial: { access_token: settings.accessToken, refresh_token: settings.refreshToken },
+    store: tokenStore,
+  });
+}
+
+function sandboxUpstream(sandbox: RunningSandbox): { membership: MembershipSettings; video: VideoSettings } {
+  const { credentials } = sandbox;
+  return {
+    membership: {
+      apiBase: sandbox.url,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      accessToken: credentials.accessToken,
+      refreshToken: credentials.refreshToken,
+      campaignId: credentials.campaignId,
+      webhookSecret: credentials.webhookSecret,
+    },
+    video: { apiBase: sandbox.url, members: credentials.members },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${hostname}:${address.port}`);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
+  const logger = options.logger ?? console;
+  const sandbox = config.upstream.mode === 'sandbox' ? await startSandbox(options.sandbox) : undefined;
+  const upstream = sandbox !== undefined ? sandboxUpstream(sandbox) : (config.upstream as Exclude<ChannelConfig['upstream'], { mode: 'sandbox' }>);
+  // Sandbox data never shares a directory with real data, so switching to live mode never serves it;
+  // the sandbox's tokens die with it, so they are not persisted.
+  const dataDir = sandbox !== undefined ? join(config.dataDir, 'sandbox') : config.dataDir;
+  const tokenStore = sandbox !== undefined ? new MemoryTokenStore() : new FileTokenStore(join(dataDir, MEMBERSHIP_TOKEN_FILE));
+
+  const keeper = createMembershipKeeper(upstream.membership, tokenStore);
+  const store = new SnapshotStore({
+    sources: {
+      membership: createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }),
+      video: createVideoMembersSource(upstream.video),
+      stats: createVideoStatsSource(upstream.video),
+    },
+    dataDir,
+    refreshIntervalMs: config.refreshIntervalSeconds * 1000,
+    logger,
+  });
+  await store.start();
+
+  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger });
+  const graph = createChannelGraphHandler({ store, settings: config.graph });
+  const server = createServer((request, response) => {
+    if (isGraphRequest(request)) graph.requestListener(request, response);
+    else rest(request, response);
+  });
+  let url: string;
+  try {
+    url = await listen(server, config.port, config.host);
+  } catch (error) {
+    await Promise.all([store.close(), graph.dispose(), sandbox?.close()]);
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    store,
+    ...(sandbox === undefined ? {} : { sandbox }),
+    close() {
+      closing ??= (async () => {
+        await closeServer(server);
+        await graph.dispose();
+        await store.close();
+        await sandbox?.close();
+      })();
+      return closing;
+    },
+  };
+}

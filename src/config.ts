@@ -1,0 +1,206 @@
+/**
+ * Start-up configuration: `.env` (or the process environment, which wins) and the members file,
+ * validated with zod. A missing or malformed value stops the process with ONE line naming the file,
+ * the field and what is expected (ConfigError). Values are never echoed for secret fields.
+ *
+ * No membership credentials at all → sandbox mode: the app starts the platform emulator in-process.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+import { membersConfigSchema, type MembersConfig } from './channel/members-config.js';
+import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+
+export interface MembershipSettings {
+  apiBase: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  refreshToken: string;
+  campaignId: string;
+  webhookSecret: string;
+}
+
+export interface VideoSettings {
+  apiBase: string;
+  members: MembersConfig;
+}
+
+export type UpstreamSettings = { mode: 'sandbox' } | { mode: 'live'; membership: MembershipSettings; video: VideoSettings };
+
+export interface ChannelConfig {
+  port: number;
+  host: string;
+  /** Snapshots and the rotated membership token are kept here. */
+  dataDir: string;
+  /** 0 turns the background refresh off (webhooks and cold reads still fetch). */
+  refreshIntervalSeconds: number;
+  upstream: UpstreamSettings;
+  graph: GraphSettings;
+}
+
+/** One line: `<file>: <field>: expected …`. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    expected: string,
+  ) {
+    super(`${file}: ${field}: ${expected}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The membership credentials: all set (live mode) or all unset (sandbox mode). */
+const MEMBERSHIP_CREDENTIALS = [
+  'MEMBERSHIP_CLIENT_ID',
+  'MEMBERSHIP_CLIENT_SECRET',
+  'MEMBERSHIP_ACCESS_TOKEN',
+  'MEMBERSHIP_REFRESH_TOKEN',
+  'MEMBERSHIP_CAMPAIGN_ID',
+  'MEMBERSHIP_WEBHOOK_SECRET',
+] as const;
+
+const DEFAULTS = {
+  PORT: 4000,
+  HOST: '127.0.0.1',
+  MEMBERSHIP_API_BASE: 'https://www.patreon.com',
+  VIDEO_API_BASE: 'https://studio.youtube.com',
+  MEMBERS_CONFIG: 'members.json',
+  DATA_DIR: 'data',
+  REFRESH_INTERVAL_SECONDS: 300,
+} as const;
+
+const integerText = (min: number, max: number, what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: what })
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, { error: what });
+
+const httpUrlText = z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).transform((value) => value.replace(/\/+$/, ''));
+
+/** Every variable that is not a secret: its value may appear in the error line. */
+const PUBLIC_FIELDS = {
+  PORT: integerText(0, 65_535, 'expected a port number 0-65535'),
+  HOST: z.string().min(1, { error: 'expected a host name or IP address to listen on' }),
+  MEMBERSHIP_API_BASE: httpUrlText,
+  VIDEO_API_BASE: httpUrlText,
+  MEMBERS_CONFIG: z.string().min(1, { error: 'expected the path of the members file' }),
+  DATA_DIR: z.string().min(1, { error: 'expected a directory path' }),
+  REFRESH_INTERVAL_SECONDS: integerText(0, 86_400, 'expected whole seconds 0-86400 (0 turns the interval refresh off)'),
+} as const;
+
+/** The `.env` file's variables; an absent file is an empty one (defaults and the environment apply). */
+function readEnvFile(path: string): Env {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(path, '(file)', `could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  return parseEnv(text);
+}
+
+function firstIssue(error: z.ZodError): { path: string; message: string } {
+  const issue = error.issues[0];
+  return { path: issue?.path.map(String).join('.') ?? '', message: issue?.message ?? 'invalid value' };
+}
+
+function readPublic<K extends keyof typeof PUBLIC_FIELDS>(env: Env, name: K, file: string): z.output<(typeof PUBLIC_FIELDS)[K]> {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? String(DEFAULTS[name]) : raw;
+  const parsed = PUBLIC_FIELDS[name].safeParse(value);
+  if (!parsed.success) {
+    const { message } = firstIssue(parsed.error);
+    throw new ConfigError(file, name, `${message.startsWith('expected') ? message : `expected ${message}`}, got ${JSON.stringify(value)}`);
+  }
+  return parsed.data as z.output<(typeof PUBLIC_FIELDS)[K]>;
+}
+
+/** members.json: read, parsed and validated against the dashboard request's shape. */
+export function loadMembersConfig(path: string): MembersConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint = code === 'ENOENT' ? 'not found (expected the video dashboard values: cp members.example.json members.json)' : `could not be read (${code ?? 'error'})`;
+    throw new ConfigError(path, '(file)', hint);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, '(file)', `expected JSON (${(error as Error).message})`);
+  }
+  const parsed = membersConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const { path: field, message } = firstIssue(parsed.error);
+    throw new ConfigError(path, field || '(root)', `expected ${message}`);
+  }
+  return parsed.data;
+}
+
+function readUpstream(env: Env, file: string, cwd: string): UpstreamSettings {
+  const given = MEMBERSHIP_CREDENTIALS.filter((name) => (env[name] ?? '') !== '');
+  if (given.length === 0) return { mode: 'sandbox' };
+  const missing = MEMBERSHIP_CREDENTIALS.find((name) => (env[name] ?? '') === '');
+  if (missing !== undefined) {
+    throw new ConfigError(file, missing, `expected a value: the membership credentials are all set (live mode) or all empty (sandbox mode); ${given.join(', ')} set`);
+  }
+  const value = (name: (typeof MEMBERSHIP_CREDENTIALS)[number]): string => env[name] as string;
+  return {
+    mode: 'live',
+    membership: {
+      apiBase: readPublic(env, 'MEMBERSHIP_API_BASE', file),
+      clientId: value('MEMBERSHIP_CLIENT_ID'),
+      clientSecret: value('MEMBERSHIP_CLIENT_SECRET'),
+      accessToken: value('MEMBERSHIP_ACCESS_TOKEN'),
+      refreshToken: value('MEMBERSHIP_REFRESH_TOKEN'),
+      campaignId: value('MEMBERSHIP_CAMPAIGN_ID'),
+      webhookSecret: value('MEMBERSHIP_WEBHOOK_SECRET'),
+    },
+    video: {
+      apiBase: readPublic(env, 'VIDEO_API_BASE', file),
+      members: loadMembersConfig(resolve(cwd, readPublic(env, 'MEMBERS_CONFIG', file))),
+    },
+  };
+}
+
+export interface LoadConfigOptions {
+  /** Default: process.cwd(). Relative paths (.env, MEMBERS_CONFIG, DATA_DIR) resolve against it. */
+  cwd?: string;
+  /** Default: process.env. Its variables win over the `.env` file's. */
+  env?: Env;
+  /** Default: `ENV_FILE` or `.env`. */
+  envFile?: string;
+}
+
+/** Reads and validates the whole configuration; throws ConfigError (one line) on the first bad value. */
+export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const processEnv = options.env ?? process.env;
+  const file = options.envFile ?? processEnv.ENV_FILE ?? '.env';
+  const env: Env = { ...readEnvFile(resolve(cwd, file)), ...processEnv };
+  let graph: GraphSettings;
+  try {
+    graph = readGraphSettings(env);
+  } catch (error) {
+    // readGraphSettings says `GRAPHQL_X: expected …, got …`.
+    const [field = 'GRAPHQL', ...rest] = (error as Error).message.split(': ');
+    throw new ConfigError(file, field, rest.join(': '));
+  }
+  return {
+    port: readPublic(env, 'PORT', file),
+    host: readPublic(env, 'HOST', file),
+    dataDir: resolve(cwd, readPublic(env, 'DATA_DIR', file)),
+    refreshIntervalSeconds: readPublic(env, 'REFRESH_INTERVAL_SECONDS', file),
+    upstream: readUpstream(env, file, cwd),
+    graph,
+  };
+}

@@ -1,0 +1,168 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  isMembershipWebhookEvent,
+  MEMBERSHIP_WEBHOOK_EVENTS,
+  MembershipWebhookError,
+  parseMembershipWebhook,
+  verifyWebhookSignature,
+} from '../channel/membership.js';
+import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
+import { type SnapshotStore, UpstreamUnavailableError } from '../channel/snapshot-store.js';
+import type { paths } from '../../generated/openapi/channel-api.js';
+import { PayloadTooLargeError, readRawBody } from './raw-body.js';
+import { problem, sendProblem } from './problem.js';
+import { SerializedBodyCache, sendSerialized, serialize } from './serialized-body.js';
+import { toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
+
+/**
+ * The REST side of the channel data API (`openapi/channel-api.yaml`) as a node:http request
+ * listener. Reads come from the snapshot store; bodies are serialised once per snapshot and order
+ * and then served as bytes (with an ETag), so a warm GET costs little more than writing the buffer.
+ */
+export interface RestHandlerOptions {
+  store: SnapshotStore;
+  /** MEMBERSHIP_WEBHOOK_SECRET: key of the webhook's HMAC signature. */
+  webhookSecret: string;
+  /** Largest webhook body accepted; default 256 KiB. */
+  webhookBodyLimitBytes?: number;
+  logger?: Pick<Console, 'error'>;
+}
+
+export type RestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+type Route = Partial<Record<'GET' | 'POST', (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => Promise<void>>>;
+
+/** The contract's event names and the adapter's are the same list (checked by the compiler). */
+type ContractWebhookEvent = NonNullable<paths['/membership/webhook']['post']['parameters']['header']>['X-Patreon-Event'];
+const WEBHOOK_EVENTS: readonly ContractWebhookEvent[] = MEMBERSHIP_WEBHOOK_EVENTS;
+
+const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** Headers of every answer: the data is public and read by overlays running in browsers. */
+const COMMON_HEADERS = { 'access-control-allow-origin': '*' } as const;
+
+/** The (never modified) query of a URL without one. */
+const NO_QUERY = new URLSearchParams();
+
+class BadRequestError extends Error {
+  override readonly name = 'BadRequestError';
+}
+
+/** `sort` of the supporters endpoints: absent → `since`; anything but one known value → 400. */
+function readSortParameter(query: URLSearchParams): SupporterOrder {
+  const values = query.getAll('sort');
+  if (values.length === 0) return 'since';
+  const [value] = values;
+  if (values.length > 1 || value === undefined) throw new BadRequestError('query parameter "sort" must be given at most once');
+  if (!isSupporterOrder(value)) {
+    throw new BadRequestError(`query parameter "sort" must be one of ${SUPPORTER_ORDERS.map((order) => `"${order}"`).join(', ')}, got "${value}"`);
+  }
+  return value;
+}
+
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const { store, webhookSecret } = options;
+  const bodyLimit = options.webhookBodyLimitBytes ?? DEFAULT_WEBHOOK_BODY_LIMIT_BYTES;
+  const logger = options.logger ?? console;
+  const cache = new SerializedBodyCache(COMMON_HEADERS);
+
+  const supporters = (source: 'membership' | 'video'): Route['GET'] => async (request, response, query) => {
+    const order = readSortParameter(query);
+    const { data, stale } = await store.read(source);
+    sendSerialized(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)));
+  };
+
+  const routes: Record<string, Route> = {
+    '/membership/pledges': { GET: supporters('membership') },
+    '/video/members': { GET: supporters('video') },
+    '/video/stats': {
+      GET: async (request, response) => {
+        const { data, stale } = await store.read('stats');
+        sendSerialized(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)));
+      },
+    },
+    '/healthz': {
+      GET: (request, response) => {
+        sendSerialized(request, response, serialize(toHealthBody(store.health()), COMMON_HEADERS));
+        return Promise.resolve();
+      },
+    },
+    '/membership/webhook': {
+      POST: async (request, response) => {
+        const rawBody = await readRawBody(request, bodyLimit);
+        const signature = request.headers['x-patreon-signature'];
+        // Verified over the raw bytes before anything else is looked at; a refused event changes nothing.
+        if (typeof signature !== 'string' || !verifyWebhookSignature(rawBody, signature, webhookSecret)) {
+          sendProblem(response, problem(401, 'the X-Patreon-Signature header is missing or is not the HMAC-MD5 of the body', '/membership/webhook'), COMMON_HEADERS);
+          return;
+        }
+        const event = request.headers['x-patreon-event'];
+        if (!isMembershipWebhookEvent(event)) {
+          throw new BadRequestError(`header "X-Patreon-Event" must be one of ${WEBHOOK_EVENTS.join(', ')}, got ${JSON.stringify(event ?? null)}`);
+        }
+        let body: unknown;
+        try {
+          body = JSON.parse(rawBody.toString('utf8'));
+        } catch {
+          throw new BadRequestError('the request body is not valid JSON');
+        }
+        let change;
+        try {
+          change = parseMembershipWebhook(event, body);
+        } catch (error) {
+          if (error instanceof MembershipWebhookError) throw new BadRequestError(error.message);
+          throw error;
+        }
+        await store.applyMembershipChange(change);
+        response.writeHead(204, COMMON_HEADERS);
+        response.end();
+      },
+    },
+  };
+
+  const answerError = (response: ServerResponse, pathname: string, error: unknown): void => {
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    if (error instanceof BadRequestError) {
+      sendProblem(response, problem(400, error.message, pathname), COMMON_HEADERS);
+    } else if (error instanceof PayloadTooLargeError) {
+      sendProblem(response, problem(413, error.message, pathname), { ...COMMON_HEADERS, connection: 'close' });
+    } else if (error instanceof UpstreamUnavailableError) {
+      // RFC 9110 §10.2.3: Retry-After in seconds.
+      sendProblem(
+        response,
+        { ...problem(503, error.message, pathname), source: error.source, retry_after_seconds: error.retryAfterSeconds },
+        { ...COMMON_HEADERS, 'retry-after': String(error.retryAfterSeconds) },
+      );
+    } else {
+      logger.error(`channel api: ${pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      sendProblem(response, problem(500, 'the request could not be answered because of an internal error', pathname), COMMON_HEADERS);
+    }
+  };
+
+  return (request, response) => {
+    const url = request.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    const route = routes[pathname];
+    if (route === undefined) {
+      sendProblem(response, problem(404, `no resource at ${pathname}`, pathname), COMMON_HEADERS);
+      return;
+    }
+    // HEAD is GET without a body (node:http leaves the body out by itself).
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const handle = method === 'GET' || method === 'POST' ? route[method] : undefined;
+    if (handle === undefined) {
+      const allowed = Object.keys(route).flatMap((name) => (name === 'GET' ? ['GET', 'HEAD'] : [name])).join(', ');
+      sendProblem(response, problem(405, `${request.method ?? ''} is not allowed on ${pathname}; allowed: ${allowed}`, pathname), {
+        ...COMMON_HEADERS,
+        allow: allowed,
+      });
+      return;
+    }
+    const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
+    handle(request, response, query).catch((error: unknown) => answerError(response, pathname, error));
+  };
+}

@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseEnv } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { sandboxCredentials } from '../../src/sandbox/credentials.js';
+
+/**
+ * Start-up configuration: `.env` + members.json validated; a bad value → ONE line naming the file,
+ * the field and what is expected, never a secret. The last tests run `src/main.ts` as a process.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+let cwd: string;
+
+const LIVE_ENV = [
+  'MEMBERSHIP_CLIENT_ID=client-id-value',
+  'MEMBERSHIP_CLIENT_SECRET=client-secret-value',
+  'MEMBERSHIP_ACCESS_TOKEN=access-token-value',
+  'MEMBERSHIP_REFRESH_TOKEN=refresh-token-value',
+  'MEMBERSHIP_CAMPAIGN_ID=12345',
+  'MEMBERSHIP_WEBHOOK_SECRET=webhook-secret-value',
+];
+const SECRETS = ['client-secret-value', 'access-token-value', 'refresh-token-value', 'webhook-secret-value'];
+
+async function writeEnv(lines: string[]): Promise<void> {
+  await writeFile(join(cwd, '.env'), `${lines.join('\n')}\n`);
+}
+
+function configError(env: Record<string, string> = {}): ConfigError {
+  try {
+    loadConfig({ cwd, env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+beforeEach(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'channel-config-'));
+});
+afterEach(() => rm(cwd, { recursive: true, force: true }));
+
+describe('loadConfig', () => {
+  it('with no .env at all: sandbox mode and the documented defaults', () => {
+    const config = loadConfig({ cwd, env: {} });
+    expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', dataDir: join(cwd, 'data'), refreshIntervalSeconds: 300, upstream: { mode: 'sandbox' } });
+    expect(config.graph.responseCache).toBe(true);
+  });
+
+  it('the shipped .env.example loads as is: sandbox mode, documented defaults', async () => {
+    const documented = Object.keys(parseEnv(await readFile(join(ROOT, '.env.example'), 'utf8')));
+    const required = ['PORT', ...LIVE_ENV.map((line) => line.split('=')[0]!), 'MEMBERSHIP_API_BASE', 'VIDEO_API_BASE', 'MEMBERS_CONFIG', 'DATA_DIR', 'REFRESH_INTERVAL_SECONDS'];
+    for (const name of required) expect(documented, name).toContain(name);
+    await copyFile(join(ROOT, '.env.example'), join(cwd, '.env'));
+    expect(loadConfig({ cwd, env: {} })).toMatchObject({ port: 4000, host: '127.0.0.1', dataDir: join(cwd, 'data'), refreshIntervalSeconds: 300, upstream: { mode: 'sandbox' } });
+  });
+
+  it('reads .env; the process environment wins over it', async () => {
+    await writeEnv(['PORT=4555', 'DATA_DIR=/var/lib/channel', 'REFRESH_INTERVAL_SECONDS=60', 'HOST=0.0.0.0']);
+    expect(loadConfig({ cwd, env: {} })).toMatchObject({ port: 4555, dataDir: '/var/lib/channel', refreshIntervalSeconds: 60, host: '0.0.0.0' });
+    expect(loadConfig({ cwd, env: { PORT: '4600' } }).port).toBe(4600);
+  });
+
+  it('live mode: all six credentials, the API bases and a valid members.json', async () => {
+    await writeEnv([...LIVE_ENV, 'MEMBERSHIP_API_BASE=http://127.0.0.1:4100/', 'VIDEO_API_BASE=http://127.0.0.1:4100', 'MEMBERS_CONFIG=conf/members.json']);
+    await mkdir(join(cwd, 'conf'));
+    await writeFile(join(cwd, 'conf/members.json'), JSON.stringify(sandboxCredentials().members));
+    const config = loadConfig({ cwd, env: {} });
+    expect(config.upstream).toEqual({
+      mode: 'live',
+      membership: {
+        apiBase: 'http://127.0.0.1:4100',
+        clientId: 'client-id-value',
+        clientSecret: 'client-secret-value',
+        accessToken: 'access-token-value',
+        refreshToken: 'refresh-token-value',
+        campaignId: '12345',
+        webhookSecret: 'webhook-secret-value',
+      },
+      video: { apiBase: 'http://127.0.0.1:4100', members: sandboxCredentials().members },
+    });
+  });
+
+  it.each([
+    [['PORT=http'], '.env: PORT: expected a port number 0-65535, got "http"'],
+    [['PORT=70000'], '.env: PORT: expected a port number 0-65535, got "70000"'],
+    [['REFRESH_INTERVAL_SECONDS=5m'], '.env: REFRESH_INTERVAL_SECONDS: expected whole seconds 0-86400 (0 turns the interval refresh off), got "5m"'],
+    [['GRAPHQL_MAX_DEPTH=deep'], '.env: GRAPHQL_MAX_DEPTH: expected a positive integer, got "deep"'],
+    [[...LIVE_ENV, 'MEMBERSHIP_API_BASE=ftp://example.org'], '.env: MEMBERSHIP_API_BASE: expected an http(s) URL, got "ftp://example.org"'],
+  ])('%j → %s', async (lines, message) => {
+    await writeEnv(lines);
+    const error = configError();
+    expect(error.message).toBe(message);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('names the first missing credential when only some are set, without echoing any secret', async () => {
+    await writeEnv(LIVE_ENV.filter((line) => !line.startsWith('MEMBERSHIP_CAMPAIGN_ID')));
+    const error = configError();
+    expect(error.file).toBe('.env');
+    expect(error.field).toBe('MEMBERSHIP_CAMPAIGN_ID');
+    expect(error.message).toMatch(/^\.env: MEMBERSHIP_CAMPAIGN_ID: expected a value/);
+    for (const secret of SECRETS) expect(error.message).not.toContain(secret);
+  });
+
+  it('members.json: missing, not JSON, still the example placeholders, a bad field', async () => {
+    await writeEnv(LIVE_ENV);
+    expect(configError().message).toBe(`${join(cwd, 'members.json')}: (file): not found (expected the video dashboard values: cp members.example.json members.json)`);
+
+    await writeFile(join(cwd, 'members.json'), '{ "key": ');
+    expect(configError().message).toMatch(/members\.json: \(file\): expected JSON \(/);
+
+    await copyFile(join(ROOT, 'members.example.json'), join(cwd, 'members.json'));
+    expect(configError().message).toMatch(/members\.json: key: expected .*placeholder from members\.example\.json/);
+
+    const members = { ...sandboxCredentials().members, externalChannelId: 'my channel' };
+    await writeFile(join(cwd, 'members.json'), JSON.stringify(members));
+    const error = configError();
+    expect(error.message).toBe(`${join(cwd, 'members.json')}: externalChannelId: expected the channel id (UC followed by 22 characters)`);
+    expect(error.message).not.toContain('\n');
+  });
+});
+
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+function runMain(env: Record<string, string>, stopWhen?: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let stopped = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      // One SIGTERM only: a second one means "stop now" (the default action).
+      if (!stopped && stopWhen?.(stdout)) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+describe('src/main.ts (npm start)', () => {
+  it('stops on a bad value with exactly one line naming the file and the field', async () => {
+    await writeEnv(['PORT=fourthousand', ...LIVE_ENV]);
+    const { code, stdout, stderr } = await runMain({});
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('configuration error: .env: PORT: expected a port number 0-65535, got "fourthousand"\n');
+    for (const secret of SECRETS) expect(stderr).not.toContain(secret);
+  });
+
+  it('without credentials says "sandbox mode" in its first log line, serves, and exits 0 on SIGTERM', async () => {
+    await writeEnv(['PORT=0']);
+    const { code, stdout } = await runMain({}, (out) => out.includes('listening on'));
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^sandbox mode: no membership credentials in \.env/);
+    expect(lines[1]).toMatch(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ /);
+    expect(stdout).toContain('SIGTERM: closing');
+    expect(code).toBe(0);
+  });
+});
+
+describe('src/main.ts when the port is taken', () => {
+  it('stops with one line saying so', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolveListen) => blocker.listen(0, '127.0.0.1', resolveListen));
+    const { port } = blocker.address() as { port: number };
+    try {
+      await writeEnv([`PORT=${port}`]);
+      const { code, stderr } = await runMain({});
+      expect(code).toBe(1);
+      expect(stderr).toBe(`could not start: cannot listen on 127.0.0.1:${port}: the address is in use (set PORT or HOST in .env)\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+});

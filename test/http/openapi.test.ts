@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import { signWebhookBody, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig, validator } from './harness.js';
+
+/**
+ * Every response the running server gives is validated against openapi/channel-api.yaml (the
+ * `request` helper does it with Ajv 2020 + ajv-formats, in every test of test/http). This file
+ * drives the server through every response the document declares — errors included — and checks
+ * that each one was produced and conformed.
+ */
+let sandbox: RunningSandbox;
+let app: ChannelApp;
+let dataDir: Awaited<ReturnType<typeof makeDataDir>>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  dataDir = await makeDataDir();
+  // Upstream down before the first read: the 503 answers come first.
+  await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox)), { logger: silentLogger });
+});
+afterAll(async () => {
+  await app.close();
+  await sandbox.close();
+  await dataDir.remove();
+});
+
+function webhook(event: string, body: string, signature: string | null = signWebhookBody(body, sandbox.credentials.webhookSecret)) {
+  return request(app.url, 'POST', '/membership/webhook', {
+    headers: { 'content-type': 'application/json', 'x-patreon-event': event, ...(signature === null ? {} : { 'x-patreon-signature': signature }) },
+    body,
+  });
+}
+
+describe('openapi/channel-api.yaml', () => {
+  it('the validator is real: it rejects a response that breaks the document', () => {
+    const headers = new Headers({ 'content-type': 'application/json' });
+    const bad = { users: [{ id: '1', name: 'A', level: { level_id: null, amount_cents: 1.5, created_at: 'yesterday' } }], levels: {}, fetched_at: new Date().toISOString(), stale: false };
+    const violations = validator.validate({ method: 'GET', path: '/membership/pledges', status: 200, headers, body: JSON.stringify(bad) });
+    expect(violations.join('\n')).toMatch(/amount_cents.*must be integer/);
+    expect(violations.join('\n')).toMatch(/created_at.*must match format "date-time"/);
+    expect(validator.validate({ method: 'GET', path: '/video/stats', status: 418, headers, body: '{}' })).not.toEqual([]);
+    expect(validator.validate({ method: 'GET', path: '/video/stats', status: 503, headers: new Headers({ 'content-type': 'application/problem+json' }), body: JSON.stringify({ type: 'about:blank', title: 'x', status: 503, detail: 'd', source: 'stats', retry_after_seconds: 5 }) })).toEqual([expect.stringContaining('missing required header Retry-After')]);
+  });
+
+  it('every response of every endpoint conforms, and every declared response is produced', async () => {
+    // 503: no snapshot yet and the upstream is down (reads and a webhook that needs a first fetch).
+    for (const path of ['/membership/pledges', '/video/members', '/video/stats']) expect((await request(app.url, 'GET', path)).status).toBe(503);
+    const member = JSON.stringify({ data: { type: 'member', id: 'x', attributes: {} } });
+    expect((await webhook('members:pledge:delete', member)).status).toBe(503);
+    expect((await request(app.url, 'GET', '/healthz')).status).toBe(200);
+
+    await sandboxControl(sandbox, 'DELETE', 'faults');
+    for (const path of ['/membership/pledges', '/membership/pledges?sort=amount', '/video/members', '/video/members?sort=since', '/video/stats', '/healthz']) {
+      const ok = await request(app.url, 'GET', path);
+      expect(ok.status).toBe(200);
+      expect((await request(app.url, 'HEAD', path)).status).toBe(200);
+      if (path !== '/healthz') expect((await request(app.url, 'GET', path, { headers: { 'if-none-match': ok.headers.get('etag') ?? '' } })).status).toBe(304);
+    }
+    // /healthz changes every second (age_seconds): its 304 needs the ETag of an unchanged body.
+    const health = await request(app.url, 'GET', '/healthz');
+    const revalidated = await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': `"other", ${health.headers.get('etag') ?? ''}` } });
+    expect([200, 304]).toContain(revalidated.status);
+    expect((await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': '*' } })).status).toBe(304);
+    for (const path of ['/membership/pledges?sort=amounts', '/video/members?sort=since&sort=amount']) expect((await request(app.url, 'GET', path)).status).toBe(400);
+
+    expect((await webhook('members:pledge:delete', member)).status).toBe(204);
+    expect((await webhook('members:pledge:delete', member, null)).status).toBe(401);
+    expect((await webhook('members:pledge:delete', member, 'f'.repeat(32))).status).toBe(401);
+    expect((await webhook('members:pledge:gone', member)).status).toBe(400);
+    expect((await webhook('members:pledge:create', '[]')).status).toBe(400);
+    expect((await webhook('members:pledge:create', 'x'.repeat(257 * 1024))).status).toBe(413);
+
+    expect((await request(app.url, 'GET', '/')).status).toBe(404);
+    expect((await request(app.url, 'GET', '/video/stats/')).status).toBe(404);
+    expect((await request(app.url, 'POST', '/video/stats', { body: '{}' })).status).toBe(405);
+    expect((await request(app.url, 'PUT', '/membership/webhook', { body: '{}' })).status).toBe(405);
+
+    const seen = [...validator.seen].map((entry) => entry.replace(/^HEAD /, 'GET '));
+    for (const declared of validator.declaredResponses()) expect(seen, `never produced: ${declared}`).toContain(declared);
+    expect(seen).toContain('GET / NotFound');
+    expect(seen).toContain('POST /video/stats MethodNotAllowed');
+  });
+});
