@@ -33,6 +33,8 @@ const config: CodegenConfig = {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         ...resolverConfig,
+        // `query: true` also makes the root Query fields required (avoidOptionals.resolvers skips root types).
+        avoidOptionals: { resolvers: true, query: true },
         contextType: '../../examples/starwars/context.js#StarWarsContext',
         mappers: {
           Character: '../../examples/starwars/data.js#CharacterRecord',
@@ -46,8 +48,12 @@ const config: CodegenConfig = {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         ...resolverConfig,
+        // `query: true` also makes the root Query fields required (avoidOptionals.resolvers skips root types).
+        avoidOptionals: { resolvers: true, query: true },
         contextType: '../../src/graphql/context.js#ChannelGraphContext',
         scalars: { DateTime: 'string' },
+        // The domain models share names with SDL types (Supporter, Tier): import them as SupporterModel…
+        mapperTypeSuffix: 'Model',
         mappers: {
           Supporter: '../../src/channel/models.js#Supporter',
           Patron: '../../src/channel/models.js#Supporter',

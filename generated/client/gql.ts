@@ -1,0 +1,76 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": typeof types.ChannelStatisticsDocument,
+    "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": typeof types.PatronByIdDocument,
+    "fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}": typeof types.SupporterFieldsFragmentDoc,
+    "query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}": typeof types.SupportersDocument,
+    "query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}": typeof types.TiersWithSupportersDocument,
+    "query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}": typeof types.TopSupporterDocument,
+};
+const documents: Documents = {
+    "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": types.ChannelStatisticsDocument,
+    "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": types.PatronByIdDocument,
+    "fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}": types.SupporterFieldsFragmentDoc,
+    "query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}": types.SupportersDocument,
+    "query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}": types.TiersWithSupportersDocument,
+    "query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}": types.TopSupporterDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"): (typeof documents)["query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}"): (typeof documents)["query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}"): (typeof documents)["fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}"): (typeof documents)["query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}"): (typeof documents)["query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}"): (typeof documents)["query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

@@ -1,0 +1,86 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** The platform a supporter or tier comes from. */
+export type Platform =
+  /** The membership-funding platform (patrons paying a monthly pledge). */
+  | 'MEMBERSHIP'
+  /** The video platform (paid channel members). */
+  | 'VIDEO';
+
+/** The order of a list of supporters. */
+export type SupporterOrder =
+  /** Highest amount first; ties are broken oldest first. */
+  | 'AMOUNT'
+  /** Oldest supporter first (by the date they started at their current level). */
+  | 'SINCE';
+
+export type ChannelStatisticsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ChannelStatisticsQuery = { stats: { subscribers: number | null, fetchedAt: string, stale: boolean } | null };
+
+export type PatronByIdQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type PatronByIdQuery = { patron: { __typename: 'Patron', lifetimeCents: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null } | null };
+
+export type MemberByIdQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type MemberByIdQuery = { member: { __typename: 'ChannelMember', daysAtTier: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null } | null };
+
+type SupporterFields_ChannelMember_Fragment = { __typename: 'ChannelMember', daysAtTier: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null };
+
+type SupporterFields_Patron_Fragment = { __typename: 'Patron', lifetimeCents: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null };
+
+export type SupporterFieldsFragment =
+  | SupporterFields_ChannelMember_Fragment
+  | SupporterFields_Patron_Fragment
+;
+
+export type SupportersQueryVariables = Exact<{
+  platform?: Platform | null | undefined;
+  orderBy?: SupporterOrder | null | undefined;
+}>;
+
+
+export type SupportersQuery = { supporters: Array<
+    | { __typename: 'ChannelMember', daysAtTier: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null }
+    | { __typename: 'Patron', lifetimeCents: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null }
+  > };
+
+export type TiersWithSupportersQueryVariables = Exact<{
+  platform?: Platform | null | undefined;
+}>;
+
+
+export type TiersWithSupportersQuery = { tiers: Array<{ id: string, title: string | null, platform: Platform, amountCents: number | null, supporters: Array<
+      | { __typename: 'ChannelMember', id: string, name: string | null, amountCents: number, since: string | null }
+      | { __typename: 'Patron', id: string, name: string | null, amountCents: number, since: string | null }
+    > }> };
+
+export type TopSupporterQueryVariables = Exact<{
+  platform?: Platform | null | undefined;
+}>;
+
+
+export type TopSupporterQuery = { topSupporter:
+    | { __typename: 'ChannelMember', daysAtTier: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null }
+    | { __typename: 'Patron', lifetimeCents: number | null, id: string, name: string | null, platform: Platform, amountCents: number, since: string | null, tier: { id: string, title: string | null } | null }
+   | null };
+
+export const SupporterFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SupporterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Supporter"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"tier"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Patron"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lifetimeCents"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ChannelMember"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"daysAtTier"}}]}}]}}]} as unknown as DocumentNode<SupporterFieldsFragment, unknown>;
+export const ChannelStatisticsDocument = {"__meta__":{"hash":"sha256:1a39adafe2ed3253d7eeb2f6acdc72e62b42f7bdc3a83338f68a51d99584d646"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ChannelStatistics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"stats"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"subscribers"}},{"kind":"Field","name":{"kind":"Name","value":"fetchedAt"}},{"kind":"Field","name":{"kind":"Name","value":"stale"}}]}}]}}]} as unknown as DocumentNode<ChannelStatisticsQuery, ChannelStatisticsQueryVariables>;
+export const PatronByIdDocument = {"__meta__":{"hash":"sha256:bb353f35a0100e54be3f8a11f8188686561fe18571ea5b0362d9f1bcd990ad78"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PatronById"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patron"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SupporterFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SupporterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Supporter"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"tier"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Patron"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lifetimeCents"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ChannelMember"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"daysAtTier"}}]}}]}}]} as unknown as DocumentNode<PatronByIdQuery, PatronByIdQueryVariables>;
+export const MemberByIdDocument = {"__meta__":{"hash":"sha256:4116a07c68337d4926514c6a748cfdf0754b35145b6a2110a577ef174dbe583a"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"MemberById"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"member"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SupporterFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SupporterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Supporter"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"tier"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Patron"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lifetimeCents"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ChannelMember"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"daysAtTier"}}]}}]}}]} as unknown as DocumentNode<MemberByIdQuery, MemberByIdQueryVariables>;
+export const SupportersDocument = {"__meta__":{"hash":"sha256:07ab87c9c513f477515f6a95efe3bd312d533a526c8f8a8c7b6910f3fb61ea9a"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Supporters"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"platform"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Platform"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SupporterOrder"}},"defaultValue":{"kind":"EnumValue","value":"SINCE"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"supporters"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"platform"},"value":{"kind":"Variable","name":{"kind":"Name","value":"platform"}}},{"kind":"Argument","name":{"kind":"Name","value":"orderBy"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SupporterFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SupporterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Supporter"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"tier"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Patron"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lifetimeCents"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ChannelMember"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"daysAtTier"}}]}}]}}]} as unknown as DocumentNode<SupportersQuery, SupportersQueryVariables>;
+export const TiersWithSupportersDocument = {"__meta__":{"hash":"sha256:5e52d35d9bbfcfe8b8140c6a9df416a500ab4097408a666e4050c0baf35ba0f8"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TiersWithSupporters"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"platform"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Platform"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tiers"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"platform"},"value":{"kind":"Variable","name":{"kind":"Name","value":"platform"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"supporters"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}}]}}]}}]}}]} as unknown as DocumentNode<TiersWithSupportersQuery, TiersWithSupportersQueryVariables>;
+export const TopSupporterDocument = {"__meta__":{"hash":"sha256:e83bd9abaca769908dce89a52725def3b044c59a63a6991c0ea0d66232ea70d9"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TopSupporter"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"platform"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Platform"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"topSupporter"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"platform"},"value":{"kind":"Variable","name":{"kind":"Name","value":"platform"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SupporterFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SupporterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Supporter"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"amountCents"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"tier"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Patron"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lifetimeCents"}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ChannelMember"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"daysAtTier"}}]}}]}}]} as unknown as DocumentNode<TopSupporterQuery, TopSupporterQueryVariables>;

@@ -1,0 +1,135 @@
+import { GraphQLScalarType, type GraphQLResolveInfo } from 'graphql';
+import { DateTimeISOResolver } from 'graphql-scalars';
+import type {
+  Platform as GraphPlatform,
+  Resolvers,
+  SupporterOrder as GraphSupporterOrder,
+} from '../../generated/channel/resolvers-types.js';
+import type { Platform, Supporter } from '../channel/models.js';
+import type { SupporterOrder } from '../channel/order.js';
+import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
+import { toUpstreamUnavailable } from './upstream-error.js';
+
+const PLATFORM_OF: Record<GraphPlatform, Platform> = { MEMBERSHIP: 'membership', VIDEO: 'video' };
+const GRAPH_PLATFORM_OF: Record<Platform, GraphPlatform> = { membership: 'MEMBERSHIP', video: 'VIDEO' };
+const ORDER_OF: Record<GraphSupporterOrder, SupporterOrder> = { SINCE: 'since', AMOUNT: 'amount' };
+const ALL_PLATFORMS: readonly Platform[] = ['membership', 'video'];
+
+function platformsOf(platform: GraphPlatform | null | undefined): readonly Platform[] {
+  return platform ? [PLATFORM_OF[platform]] : ALL_PLATFORMS;
+}
+
+/**
+ * Reads every platform a nullable field depends on. When one is unavailable the field cannot be
+ * answered (the top supporter could be on the missing platform), so it resolves to null with an
+ * UPSTREAM_UNAVAILABLE error.
+ */
+async function readEvery(ctx: ChannelGraphContext, platforms: readonly Platform[], info: GraphQLResolveInfo): Promise<PlatformIndex[]> {
+  try {
+    return await Promise.all(platforms.map((platform) => ctx.platform(platform)));
+  } catch (error) {
+    throw toUpstreamUnavailable(error, info);
+  }
+}
+
+/**
+ * Reads the platforms of a non-null list field. The list cannot be null, so it holds the platforms
+ * that are available, and each unavailable one adds an UPSTREAM_UNAVAILABLE error at the field's path
+ * (the rest of the response still resolves).
+ */
+async function readAvailable(ctx: ChannelGraphContext, platforms: readonly Platform[], info: GraphQLResolveInfo): Promise<PlatformIndex[]> {
+  const reads = await Promise.allSettled(platforms.map((platform) => ctx.platform(platform)));
+  const available: PlatformIndex[] = [];
+  for (const read of reads) {
+    if (read.status === 'fulfilled') available.push(read.value);
+    else ctx.partialErrors.push(toUpstreamUnavailable(read.reason, info));
+  }
+  return available;
+}
+
+/** The DateTime scalar: ISO-8601 strings on the wire, validated by graphql-scalars. */
+const DateTime = new GraphQLScalarType({
+  ...DateTimeISOResolver.toConfig(),
+  name: 'DateTime',
+  description: 'An instant in time, as an ISO-8601 / RFC 3339 string on the wire.',
+});
+
+/** Field resolvers shared by both implementations of the Supporter interface. */
+const supporterFields = {
+  id: (supporter: Supporter) => supporter.id,
+  name: (supporter: Supporter) => supporter.name,
+  platform: (supporter: Supporter) => GRAPH_PLATFORM_OF[supporter.platform],
+  tier: async (supporter: Supporter, _args: unknown, ctx: ChannelGraphContext) => {
+    if (supporter.tierId === null) return null;
+    const index = await ctx.platform(supporter.platform);
+    return index.tiersById.get(supporter.tierId) ?? null;
+  },
+  amountCents: (supporter: Supporter) => supporter.amountCents,
+  since: (supporter: Supporter) => supporter.since,
+};
+
+/**
+ * The channel graph's resolvers, typed by the generated `Resolvers` (codegen maps Supporter, Patron
+ * and ChannelMember onto the domain `Supporter`, Tier onto `Tier`, ChannelStats onto
+ * `ChannelStatsView`). They read the snapshot store through the per-request context: no HTTP hop.
+ */
+export function createChannelResolvers(indexes: SnapshotIndexes): Resolvers {
+  return {
+    DateTime,
+    Query: {
+      supporters: async (_root, { platform, orderBy }, ctx, info) => {
+        const available = await readAvailable(ctx, platformsOf(platform), info);
+        return indexes.ordered(available, ORDER_OF[orderBy]);
+      },
+      topSupporter: async (_root, { platform }, ctx, info) => {
+        const every = await readEvery(ctx, platformsOf(platform), info);
+        return indexes.ordered(every, 'amount')[0] ?? null;
+      },
+      patron: async (_root, { id }, ctx, info) => {
+        const [membership] = await readEvery(ctx, ['membership'], info);
+        return membership?.supportersById.get(id) ?? null;
+      },
+      member: async (_root, { id }, ctx, info) => {
+        const [video] = await readEvery(ctx, ['video'], info);
+        return video?.supportersById.get(id) ?? null;
+      },
+      tiers: async (_root, { platform }, ctx, info) => {
+        const available = await readAvailable(ctx, platformsOf(platform), info);
+        return available.flatMap((index) => index.snapshot.tiers);
+      },
+      stats: async (_root, _args, ctx, info) => {
+        try {
+          return await ctx.stats();
+        } catch (error) {
+          throw toUpstreamUnavailable(error, info);
+        }
+      },
+    },
+    Supporter: {
+      __resolveType: (supporter) => (supporter.platform === 'membership' ? 'Patron' : 'ChannelMember'),
+    },
+    Patron: {
+      ...supporterFields,
+      lifetimeCents: (supporter) => supporter.lifetimeCents ?? null,
+    },
+    ChannelMember: {
+      ...supporterFields,
+      daysAtTier: (supporter) => supporter.daysAtTier ?? null,
+    },
+    Tier: {
+      id: (tier) => tier.id,
+      title: (tier) => tier.title,
+      platform: (tier) => GRAPH_PLATFORM_OF[tier.platform],
+      amountCents: (tier) => tier.amountCents,
+      supporters: async (tier, _args, ctx) => {
+        const index = await ctx.platform(tier.platform);
+        return index.supportersByTierId.get(tier.id) ?? [];
+      },
+    },
+    ChannelStats: {
+      subscribers: (stats) => stats.subscribers,
+      fetchedAt: (stats) => stats.fetchedAt,
+      stale: (stats) => stats.stale,
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatsSnapshot, SupportersSnapshot } from '../../src/channel/models.js';
+import { SnapshotStore } from '../../src/channel/snapshot-store.js';
+import type { UpstreamSource } from '../../src/channel/upstream.js';
+import { createChannelGraph, DEFAULT_GRAPH_SETTINGS, type GraphSettings } from '../../src/graphql/channel-graph.js';
+import { silentLogger } from '../http/harness.js';
+import { postGraph, startGraphApp } from './graph-harness.js';
+
+/**
+ * Error masking (production: "Unexpected error."; development: the original error too) and GraphiQL.
+ * A bug is provoked with an upstream source that returns a corrupt snapshot (tiers: null), which
+ * the resolvers do not expect: the one way to get an unexpected error through a correct server.
+ */
+const fetchedAt = new Date().toISOString();
+const corruptMembership: UpstreamSource<SupportersSnapshot> = {
+  name: 'membership',
+  fetch: () => Promise.resolve({ platform: 'membership', supporters: [], tiers: null, fetchedAt } as unknown as SupportersSnapshot),
+};
+const emptyVideo: UpstreamSource<SupportersSnapshot> = { name: 'video', fetch: () => Promise.resolve({ platform: 'video', supporters: [], tiers: [], fetchedAt }) };
+const stats: UpstreamSource<StatsSnapshot> = { name: 'stats', fetch: () => Promise.resolve({ subscribers: 7, fetchedAt }) };
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function serveCorruptGraph(settings: Partial<GraphSettings>): Promise<string> {
+  const store = new SnapshotStore({ sources: { membership: corruptMembership, video: emptyVideo, stats }, refreshIntervalMs: 0, logger: silentLogger });
+  await store.start();
+  const graph = createChannelGraph({ store, settings: { ...DEFAULT_GRAPH_SETTINGS, ...settings } });
+  const server: Server = createServer(graph.requestListener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await graph.dispose();
+    await store.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('error masking', () => {
+  it('in production an unexpected error is "Unexpected error." with nothing of the original, and the rest resolves', async () => {
+    const url = await serveCorruptGraph({ production: true, maskErrors: true });
+    const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } stats { subscribers } }' });
+    expect(body.data).toEqual({ topSupporter: null, stats: { subscribers: 7 } });
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0]).toMatchObject({ message: 'Unexpected error.', path: ['topSupporter'] });
+    expect(JSON.stringify(body.errors)).not.toMatch(/Cannot read|stack|originalError/);
+  });
+
+  it('in development the original error (message and stack) is in extensions.originalError', async () => {
+    const url = await serveCorruptGraph({ production: false, maskErrors: false });
+    const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } }' });
+    expect(body.errors![0]!.extensions!.originalError).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), stack: expect.any(String) });
+  });
+
+  it('field suggestions are given in development and hidden in production', async () => {
+    const developmentUrl = await serveCorruptGraph({ production: false });
+    const productionUrl = await serveCorruptGraph({ production: true, maskErrors: true });
+    const typo = { query: '{ stats { subscriber } }' };
+    expect((await postGraph(developmentUrl, typo)).body.errors![0]!.message).toMatch(/Did you mean "subscribers"\?/);
+    expect((await postGraph(productionUrl, typo)).body.errors![0]!.message).not.toMatch(/Did you mean/);
+  });
+});
+
+describe('GraphiQL', () => {
+  it('is served on GET /graphql to a browser, and not when GRAPHQL_GRAPHIQL=false', async () => {
+    const on = await startGraphApp();
+    const off = await startGraphApp({ graphiql: false });
+    cleanups.push(() => on.close(), () => off.close());
+    const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml' } };
+    const page = await fetch(`${on.app.url}/graphql`, asBrowser);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toContain('<title>Channel graph</title>');
+    // Self-contained: the page loads nothing from a CDN.
+    expect(html).not.toMatch(/<script[^>]+src="https?:/);
+    const disabled = await fetch(`${off.app.url}/graphql`, asBrowser);
+    expect(disabled.headers.get('content-type') ?? '').not.toMatch(/text\/html/);
+  });
+});
