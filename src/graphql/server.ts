@@ -10,15 +10,15 @@ export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schem
 export type GraphServerOptions<TContext extends Record<string, unknown>> = SchemaSource & {
   /** Resolver map, typed by the project's generated `Resolvers` type. */
   resolvers: IResolvers | IResolvers[];
-  /** Envelop / yoga plugins, applied in order. */
-  plugins?: Array<Plugin<YogaInitialContext & TContext>>;
+  /** Envelop / yoga plugins, applied in order; context-agnostic ones (`Plugin`) too, as yoga allows. */
+  plugins?: Array<Plugin<YogaInitialContext & TContext> | Plugin>;
   /** Builds the per-request context; merged with yoga's initial context. */
   context?: YogaServerOptions<Record<string, never>, TContext>['context'];
 } & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
 export function loadTypeDefs(schemaDir: string): string[] {
-  return loadFilesSync(`${schemaDir}/**/*.graphql`, { extensions: ['graphql'] }) as string[];
+  return loadFilesSync<string>(`${schemaDir}/**/*.graphql`, { extensions: ['graphql'] });
 }
 
 /**
@@ -42,7 +42,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
   options: GraphServerOptions<TContext>,
 ): YogaServerInstance<Record<string, never>, TContext> {
   const { typeDefs, schemaDir, resolvers, plugins, ...yogaOptions } = options;
-  const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir: schemaDir as string };
+  const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
   const schema = createExecutableSchema(source, resolvers);
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',

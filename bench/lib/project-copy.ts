@@ -1,0 +1,65 @@
+/**
+ * A throw-away copy of the project in a temp directory (node_modules symlinked, not copied), so
+ * tests and benchmarks can edit SDL and run the real npm scripts without touching the working tree.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+export const projectRoot = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * The project's sources: what git tracks plus new files it does not ignore — so never node_modules,
+ * dist/, .env or runtime data.
+ */
+async function listSources(): Promise<string[]> {
+  const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+  const { stdout } = await promisify(execFile)('git', args, { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 });
+  return stdout.split('\0').filter((path) => path.length > 0);
+}
+
+export interface ScriptRun {
+  exitCode: number;
+  /** stdout and stderr together, in the order they were written per stream. */
+  output: string;
+}
+
+export interface ProjectCopy {
+  dir: string;
+  /** `npm run <script>` inside the copy; never throws on a non-zero exit. */
+  npmRun(script: string): Promise<ScriptRun>;
+  readText(path: string): Promise<string>;
+  writeText(path: string, text: string): Promise<void>;
+  remove(): Promise<void>;
+}
+
+export async function copyProject(): Promise<ProjectCopy> {
+  const dir = await mkdtemp(join(tmpdir(), 'channel-graph-copy-'));
+  for (const path of await listSources()) {
+    // A file deleted in the working tree but still in the index is not part of the sources.
+    await cp(join(projectRoot, path), join(dir, path)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  await symlink(join(projectRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return {
+    dir,
+    npmRun: (script) =>
+      new Promise((done) => {
+        execFile(
+          'npm',
+          ['run', '--silent', script],
+          { cwd: dir, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 32 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            const exitCode = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+            done({ exitCode, output: `${stdout}\n${stderr}` });
+          },
+        );
+      }),
+    readText: (path) => readFile(join(dir, path), 'utf8'),
+    writeText: (path, text) => writeFile(join(dir, path), text),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}

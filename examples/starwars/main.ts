@@ -1,0 +1,28 @@
+/** `npm run start:starwars`: serves the Star Wars example graph on PORT (default 4001) at /graphql. */
+import { createServer } from 'node:http';
+import { createStarWarsServer } from './server.js';
+
+const port = Number(process.env.PORT ?? 4001);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT: expected an integer between 0 and 65535, got ${process.env.PORT}`);
+  process.exit(1);
+}
+
+const yoga = createStarWarsServer();
+// yoga answers every request itself (errors included); node:http only needs it started.
+const server = createServer((request, response) => void yoga(request, response));
+server.listen(port, () => {
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  console.log(`Star Wars graph at http://localhost:${bound}${yoga.graphqlEndpoint}`);
+});
+
+let stopping = false;
+function shutDown(): void {
+  if (stopping) return;
+  stopping = true;
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+}
+process.on('SIGINT', shutDown);
+process.on('SIGTERM', shutDown);

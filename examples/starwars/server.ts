@@ -1,0 +1,37 @@
+/**
+ * The Star Wars example graph as a yoga server: SDL from `schema/`, resolvers typed by the
+ * generated types, one data access object per server (no global state).
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import { createGraphServer } from '../../src/graphql/server.js';
+import { createStarWarsData, type StarWarsContext, type StarWarsData } from './context.js';
+import { resolvers } from './resolvers.js';
+
+export const starWarsSchemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schema');
+
+export interface StarWarsServerOptions {
+  /** The data access object (default: a fresh one over the canonical data). */
+  data?: StarWarsData;
+  /** Extra envelop/yoga plugins, e.g. a response cache. */
+  plugins?: Array<Plugin<YogaInitialContext & StarWarsContext> | Plugin>;
+  /** Serve GraphiQL on GET /graphql from a browser (default true). */
+  graphiql?: boolean;
+  /** Yoga's request logging (default false). */
+  logging?: boolean;
+}
+
+export type StarWarsServer = YogaServerInstance<Record<string, never>, StarWarsContext>;
+
+export function createStarWarsServer(options: StarWarsServerOptions = {}): StarWarsServer {
+  const data = options.data ?? createStarWarsData();
+  return createGraphServer<StarWarsContext>({
+    schemaDir: starWarsSchemaDir,
+    resolvers,
+    plugins: options.plugins ?? [],
+    context: () => ({ starWars: data }),
+    graphiql: options.graphiql ?? true,
+    logging: options.logging ?? false,
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * The schema-first loop (issue 2, "Codegen" and "Done when"), proved on a copy of the project:
+ * a field added to the Star Wars SDL without a resolver makes `npm run typecheck` fail naming that
+ * field, and `npm run codegen:check` fails listing the stale file until `npm run codegen` runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, type ProjectCopy, type ScriptRun } from '../../bench/lib/project-copy.js';
+
+const sdlPath = 'examples/starwars/schema/starwars.graphql';
+const staleFile = 'generated/starwars/resolvers-types.ts';
+
+/** Adds `Human.heightInMeters` and the root field `Query.starship`, both without resolvers. */
+function addFields(sdl: string): string {
+  const withHeight = sdl.replace(
+    /(type Human implements Character \{\n)/,
+    '$1  "Height in meters."\n  heightInMeters: String\n',
+  );
+  const withStarship = withHeight.replace(
+    /(type Query \{\n)/,
+    '$1  "A starship by id."\n  starship(\n    "The starship\'s id."\n    id: String!\n  ): String\n',
+  );
+  if (withStarship === withHeight || withHeight === sdl) throw new Error(`${sdlPath} no longer has the expected shape`);
+  return withStarship;
+}
+
+/** `error TS` lines of a tsc run. */
+function compilerErrors(output: string): string[] {
+  return output.split('\n').filter((line) => line.includes('error TS'));
+}
+
+let project: ProjectCopy;
+/** `npm run typecheck` of the unmodified copy. */
+let baseline: ScriptRun;
+beforeAll(async () => {
+  project = await copyProject();
+  // Start from generated files that match the copied sources, whatever state the tree is in.
+  const codegen = await project.npmRun('codegen');
+  expect(codegen.output).not.toMatch(/error/i);
+  expect(codegen.exitCode).toBe(0);
+  baseline = await project.npmRun('typecheck');
+}, 180_000);
+afterAll(() => project.remove());
+
+describe('an unmodified project', () => {
+  it('passes codegen:check', async () => {
+    const check = await project.npmRun('codegen:check');
+    expect(check.output).toContain('generated/ is fresh');
+    expect(check.exitCode).toBe(0);
+  }, 60_000);
+
+  it('typechecks', () => {
+    expect(compilerErrors(baseline.output)).toEqual([]);
+    expect(baseline.exitCode).toBe(0);
+  });
+});
+
+describe('after a field is added to the Star Wars SDL', () => {
+  beforeAll(async () => {
+    await project.writeText(sdlPath, addFields(await project.readText(sdlPath)));
+  });
+
+  it('codegen:check fails, listing exactly the stale generated file, until codegen runs', async () => {
+    const stale = await project.npmRun('codegen:check');
+    expect(stale.exitCode).not.toBe(0);
+    const listed = stale.output.split('\n').filter((line) => /^\s+(stale|missing|orphaned)\s/.test(line));
+    expect(listed.map((line) => line.trim().split(/\s+/))).toEqual([['stale', staleFile]]);
+
+    expect((await project.npmRun('codegen')).exitCode).toBe(0);
+  }, 120_000);
+
+  it('typecheck then fails, naming each new field and the resolver map that lacks it', async () => {
+    const generated = await project.readText(staleFile);
+    expect(generated).toContain('heightInMeters: Resolver<');
+    expect(generated).toContain('starship: Resolver<');
+
+    const typecheck = await project.npmRun('typecheck');
+    expect(typecheck.exitCode).not.toBe(0);
+    // Compared with the unmodified copy, so that an unrelated error elsewhere cannot hide the point.
+    const baselineErrors = compilerErrors(baseline.output);
+    const errors = compilerErrors(typecheck.output).filter((line) => !baselineErrors.includes(line));
+    expect(errors).toHaveLength(2);
+    // Every new error is in the example's resolvers and is about one of the two new fields.
+    for (const error of errors) {
+      expect(error).toMatch(/^examples\/starwars\/resolvers\.ts\(\d+,\d+\): error TS2741: Property '(heightInMeters|starship)' is missing/);
+    }
+    expect(typecheck.output).toMatch(/Property 'heightInMeters' is missing in type .* but required in type 'HumanResolvers</);
+    expect(typecheck.output).toMatch(/Property 'starship' is missing in type .* but required in type 'QueryResolvers</);
+  }, 120_000);
+});

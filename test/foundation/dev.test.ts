@@ -1,0 +1,102 @@
+/**
+ * `npm run dev` (scripts/dev.ts) on a copy of the project, serving the Star Wars example: an SDL
+ * save regenerates the types and restarts the server with the new field, a new OpenAPI contract is
+ * turned into types, and SIGINT stops everything with exit code 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { copyProject, type ProjectCopy } from '../../bench/lib/project-copy.js';
+
+let project: ProjectCopy;
+let dev: ChildProcess;
+let output = '';
+
+/** Waits until `predicate` holds, checking every 50 ms; fails with the dev output after `timeoutMs`. */
+async function eventually<T>(what: string, predicate: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await predicate();
+    if (value !== undefined) return value;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}; dev output:\n${output}`);
+}
+
+/** The URL of the most recent server start logged by the example's main.ts. */
+function serverUrls(): string[] {
+  return [...output.matchAll(/\[server\] Star Wars graph at (http:\/\/localhost:\d+\/graphql)/g)].map((match) => match[1] ?? '');
+}
+
+async function query(url: string, text: string): Promise<unknown> {
+  const response = await fetch(url.replace('localhost', '127.0.0.1'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: text }),
+  });
+  return response.json();
+}
+
+beforeAll(async () => {
+  project = await copyProject();
+  dev = spawn('npm', ['run', '--silent', 'dev', '--', 'examples/starwars/main.ts'], {
+    cwd: project.dir,
+    env: { ...process.env, PORT: '0', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a failed run can be cleaned up with every child it started.
+    detached: true,
+  });
+  for (const stream of [dev.stdout, dev.stderr]) stream?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  if (dev.pid === undefined) throw new Error('npm run dev did not start');
+}, 60_000);
+
+afterAll(async () => {
+  if (dev.pid !== undefined && dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGKILL');
+  await project.remove();
+});
+
+it('serves the graph, regenerates and restarts on an SDL save, follows openapi/, and stops on SIGINT', async () => {
+  const firstUrl = await eventually('the server to start', () => serverUrls()[0]);
+  await eventually('codegen to watch', () => (output.includes('[codegen]') ? true : undefined));
+  expect(await query(firstUrl, '{ hero { name } }')).toEqual({ data: { hero: { name: 'R2-D2' } } });
+
+  const sdlPath = 'examples/starwars/schema/starwars.graphql';
+  const sdl = await project.readText(sdlPath);
+  await project.writeText(
+    sdlPath,
+    sdl.replace('type Human implements Character {\n', 'type Human implements Character {\n  "Height in meters."\n  heightInMeters: String\n'),
+  );
+  await eventually('the generated resolver types to name the new field', async () =>
+    (await project.readText('generated/starwars/resolvers-types.ts')).includes('heightInMeters: Resolver<') ? true : undefined,
+  );
+  const restartedUrl = await eventually('the server to restart', () => serverUrls()[1]);
+  expect(await query(restartedUrl, '{ human(id: "1000") { name heightInMeters } }')).toEqual({
+    data: { human: { name: 'Luke Skywalker', heightInMeters: null } },
+  });
+
+  const [contract] = (await readdir(join(project.dir, 'openapi'))).filter((name) => name.endsWith('.yaml'));
+  if (contract === undefined) throw new Error('openapi/ holds no *.yaml contract to copy');
+  await copyFile(join(project.dir, 'openapi', contract), join(project.dir, 'openapi', 'dev-probe.yaml'));
+  const probeTypes = await eventually('openapi types for the new contract', async () => {
+    const text = await readFile(join(project.dir, 'generated', 'openapi', 'dev-probe.ts'), 'utf8').catch(() => '');
+    return text.includes('export type paths') && text.includes('export type components') ? text : undefined; // complete, not mid-write
+  });
+  expect(probeTypes).toContain('from openapi/dev-probe.yaml');
+
+  // What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. npm itself then
+  // ends by that signal; dev.ts stops its children and exits 0 after logging "stopped".
+  const group = dev.pid ?? 0;
+  process.kill(-group, 'SIGINT');
+  await eventually('dev to stop', () => (output.includes('[dev] stopped') ? true : undefined));
+  await eventually('every process of the group to exit', () => {
+    try {
+      process.kill(-group, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  });
+  await expect(fetch(restartedUrl.replace('localhost', '127.0.0.1'))).rejects.toThrow();
+}, 240_000);

@@ -1,0 +1,68 @@
+/**
+ * `npm run start:starwars` (examples/starwars/main.ts) answers the hero query at /graphql on PORT,
+ * stops cleanly on SIGTERM, and refuses a PORT that is not a port number.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { expect, it } from 'vitest';
+import { projectRoot } from '../../bench/lib/project-copy.js';
+
+interface StartedScript {
+  output: () => string;
+  exited: Promise<number | null>;
+  stop: () => void;
+}
+
+function startStarWars(port: string): StartedScript {
+  const child = spawn('npm', ['run', '--silent', 'start:starwars'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group: npm, tsx and node are signalled together
+  });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { output: () => output, exited, stop: () => process.kill(-(child.pid ?? 0), 'SIGTERM') };
+}
+
+it('serves the hero query on PORT and stops on SIGTERM', async () => {
+  const server = startStarWars('0');
+  try {
+    let url: string | undefined;
+    for (let waited = 0; url === undefined && waited < 30_000; waited += 50) {
+      url = /Star Wars graph at (http:\/\/localhost:\d+\/graphql)/.exec(server.output())?.[1];
+      if (url === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(url, server.output()).toBeDefined();
+    const response = await fetch((url ?? '').replace('localhost', '127.0.0.1'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ hero { __typename name friends { name ... on Human { homePlanet } ... on Droid { primaryFunction } } } }',
+      }),
+    });
+    expect(await response.json()).toEqual({
+      data: {
+        hero: {
+          __typename: 'Droid',
+          name: 'R2-D2',
+          friends: [
+            { name: 'Luke Skywalker', homePlanet: 'Tatooine' },
+            { name: 'Han Solo', homePlanet: null },
+            { name: 'Leia Organa', homePlanet: 'Alderaan' },
+          ],
+        },
+      },
+    });
+  } finally {
+    server.stop();
+  }
+  await server.exited;
+}, 60_000);
+
+it('refuses a PORT that is not a port number, naming the variable and the value', async () => {
+  const server = startStarWars('forty-one');
+  expect(await server.exited).not.toBe(0);
+  expect(server.output()).toContain('PORT: expected an integer between 0 and 65535, got forty-one');
+}, 60_000);
