@@ -62,7 +62,8 @@ function createMembershipKeeper(settings: MembershipSettings, tokenStore: TokenS
   });
 }
 
-function sandboxUpstream(sandbox: RunningSandbox): { membership: MembershipSettings; video: VideoSettings } {
+/** The upstream settings that point both platforms at a running sandbox with its test credentials. */
+export function sandboxUpstream(sandbox: RunningSandbox): { membership: MembershipSettings; video: VideoSettings } {
   const { credentials } = sandbox;
   return {
     membership: {

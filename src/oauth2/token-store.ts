@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { rename } from 'node:fs/promises';
+import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
 
@@ -45,13 +44,8 @@ export class FileTokenStore implements TokenStore {
   }
 
   async load(): Promise<TokenHash | null> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const text = await readFileIfExists(this.path);
+    if (text === null) return null;
     const value: unknown = JSON.parse(text);
     if (!isPlainObject(value) || typeof value.access_token !== 'string') {
       throw new TypeError(`${this.path} does not hold a token (an object with access_token)`);
@@ -59,21 +53,7 @@ export class FileTokenStore implements TokenStore {
     return value as TokenHash;
   }
 
-  async save(token: TokenHash): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(token));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await this.#operations.rename(temporary, this.path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+  save(token: TokenHash): Promise<void> {
+    return writeFileAtomic(this.path, JSON.stringify(token), { mode: 0o600, renameFile: (from, to) => this.#operations.rename(from, to) });
   }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import { createChannelApp, sandboxUpstream, type ChannelApp } from '../../src/app.js';
 import type { ChannelConfig, UpstreamSettings } from '../../src/config.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
@@ -40,20 +40,7 @@ export function testConfig(dataDir: string, upstream: UpstreamSettings = { mode:
 
 /** Live-mode settings pointing at a sandbox started by the test (so it can outlive an app instance). */
 export function liveUpstream(sandbox: RunningSandbox): UpstreamSettings {
-  const { credentials } = sandbox;
-  return {
-    mode: 'live',
-    membership: {
-      apiBase: sandbox.url,
-      clientId: credentials.clientId,
-      clientSecret: credentials.clientSecret,
-      accessToken: credentials.accessToken,
-      refreshToken: credentials.refreshToken,
-      campaignId: credentials.campaignId,
-      webhookSecret: credentials.webhookSecret,
-    },
-    video: { apiBase: sandbox.url, members: credentials.members },
-  };
+  return { mode: 'live', ...sandboxUpstream(sandbox) };
 }
 
 export async function makeDataDir(): Promise<{ path: string; remove(): Promise<void> }> {
