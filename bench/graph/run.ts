@@ -4,21 +4,28 @@
  *   ours          — the whole app (createChannelApp) at /graphql, default settings but the response
  *                   cache off: every request parsed, validated, limited and executed (graphql-jit)
  *   ours/no-jit   — the same with GRAPHQL_JIT=false (graphql-js execution): decides the JIT default
- *   ours/small-heap — ours in a process started with SMALL_HEAP (V8 heap limits), for RSS
+ *   ours/start    — ours as `npm start` runs it: compiled by tsc (into a temp dir) and run by plain
+ *                   node with the V8 flags of package.json's start script — the RSS figure that counts
  *   ours+cache    — default settings: the response cache on
  *   mercurius+jit — fastify + mercurius (jit from the first request) on the same SDL, resolvers and store
  *   yoga/fixed-bytes — yoga answering the same bytes from its first hook: its HTTP adapter's cost alone
  *   floor         — raw node:http answering the same JSON bytes
  * and the RSS of each server process idle and at its peak under load. Every target runs in its own process
- * (bench/graph/server.ts); autocannon runs in a third (bench/lib/load.ts).
+ * (bench/graph/server.ts; under tsx except ours/start); autocannon runs in a third (bench/lib/load.ts).
  * Targets (measured, not asserted): ours ≥ 1.0× mercurius; ours+cache ≥ 0.7× floor; RSS < 150 MB.
  * Run: `npx tsx bench/graph/run.ts` (BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3: each target gets three interleaved rounds and keeps its median).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { formatTable, ratio, runLoad, saveResults, type LoadResult } from '../lib/index.js';
+import { projectRoot } from '../lib/project-copy.js';
 
 const QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
 const requestBody = JSON.stringify({ query: QUERY });
@@ -26,11 +33,34 @@ const headers = { 'content-type': 'application/json', accept: 'application/json'
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const TARGETS = ['ours', 'ours/no-jit', 'ours/small-heap', 'ours+cache', 'mercurius+jit', 'yoga/fixed-bytes', 'floor'] as const;
-/** V8 grows its heap lazily far past what is live (~40 MB here); these limits keep RSS down. */
-const SMALL_HEAP = ['--max-semi-space-size=2', '--max-old-space-size=96'];
+const TARGETS = ['ours', 'ours/no-jit', 'ours/start', 'ours+cache', 'mercurius+jit', 'yoga/fixed-bytes', 'floor'] as const;
 type TargetName = (typeof TARGETS)[number];
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+/** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=8`). */
+async function startScriptFlags(): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  return (scripts.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/**
+ * bench/graph/server.ts and everything it imports compiled by tsc into a temp dir (dist/ is left
+ * alone), with node_modules and schema/ linked beside it, so ours/start runs without tsx's loader.
+ */
+async function compileServer(): Promise<{ file: string; remove(): Promise<void> }> {
+  const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
+  const config = {
+    extends: join(projectRoot, 'tsconfig.build.json'),
+    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false },
+    include: [],
+    files: [join(projectRoot, 'bench/graph/server.ts')],
+  };
+  await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(config));
+  await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(projectRoot, name), join(outDir, name))));
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: projectRoot });
+  return { file: join(outDir, 'bench/graph/server.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
+}
 
 interface RunningTarget {
   name: TargetName;
@@ -50,8 +80,8 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 }
 
 async function startTarget(name: TargetName, env: NodeJS.ProcessEnv): Promise<RunningTarget> {
-  const execArgv = ['--import', 'tsx', ...(name.endsWith('/small-heap') ? SMALL_HEAP : [])];
-  const child = fork(SERVER, [name], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [file, execArgv] = name === 'ours/start' ? [compiled.file, startFlags] : [SERVER, ['--import', 'tsx']];
+  const child = fork(file, [name], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url } = await nextMessage<{ url: string }>(child);
   return { name, url, child };
 }
@@ -69,6 +99,8 @@ async function postQuery(baseUrl: string): Promise<string> {
   return response.text();
 }
 
+const startFlags = await startScriptFlags();
+const compiled = await compileServer();
 const sandbox = await startSandbox();
 const sandboxEnv = { BENCH_SANDBOX: JSON.stringify({ url: sandbox.url, credentials: sandbox.credentials }) };
 const running: RunningTarget[] = [];
@@ -119,26 +151,23 @@ try {
       ]),
     ),
   );
-  const oursRss = Math.max(...rows.filter((row) => row.name.startsWith('ours') && !row.name.endsWith('/small-heap')).map((row) => row.peakRssMb));
+  const rss = (name: TargetName): number | undefined => rows.find((row) => row.name === name)?.peakRssMb;
   const targets = {
     oursVsMercurius: { ratio: ratio(rps('ours'), rps('mercurius+jit')), target: 1.0 },
     jitVsNoJit: { ratio: ratio(rps('ours'), rps('ours/no-jit')), decides: 'GRAPHQL_JIT default: on only if > 1' },
     cachedVsFloor: { ratio: ratio(rps('ours+cache'), rps('floor')), target: 0.7 },
     yogaAdapterVsFloor: { ratio: ratio(rps('yoga/fixed-bytes'), rps('floor')), meaning: 'ceiling of any server behind yoga' },
-    oursPeakRssMb: { value: oursRss, target: 150 },
-    smallHeap: {
-      nodeOptions: SMALL_HEAP.join(' '),
-      peakRssMb: rows.find((row) => row.name === 'ours/small-heap')?.peakRssMb,
-      throughputVsOurs: ratio(rps('ours/small-heap'), rps('ours')),
-    },
+    startPeakRssMb: { value: rss('ours/start'), target: 150, nodeFlags: startFlags.join(' '), throughputVsOurs: ratio(rps('ours/start'), rps('ours')) },
+    tsxPeakRssMb: { value: rss('ours'), meaning: 'the same server under tsx (npm run dev / tests)' },
   };
   console.log(
     `\nours / mercurius+jit = ${targets.oursVsMercurius.ratio} (target ≥ 1.0); ours / ours/no-jit = ${targets.jitVsNoJit.ratio}; yoga/fixed-bytes / floor = ${targets.yogaAdapterVsFloor.ratio}; ` +
-      `ours+cache / floor = ${targets.cachedVsFloor.ratio} (target ≥ 0.7); peak RSS of ours = ${oursRss} MB (target < 150), ` +
-      `with ${targets.smallHeap.nodeOptions}: ${targets.smallHeap.peakRssMb} MB at ${targets.smallHeap.throughputVsOurs}× the throughput`,
+      `ours+cache / floor = ${targets.cachedVsFloor.ratio} (target ≥ 0.7); peak RSS as npm start runs it (node ${startFlags.join(' ')}, compiled) = ` +
+      `${rss('ours/start')} MB (target < 150) at ${targets.startPeakRssMb.throughputVsOurs}× the throughput of ours; under tsx ${rss('ours')} MB`,
   );
   console.log(`saved ${await saveResults('graph', { query: QUERY, supporters, responseBytes: body.length, connections, durationSeconds, rounds, rows, targets })}`);
 } finally {
   for (const target of running) target.child.disconnect();
   await sandbox.close();
+  await compiled.remove();
 }

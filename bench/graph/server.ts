@@ -2,8 +2,8 @@
  * One target of bench/graph, in its own process (forked by run.ts with an IPC channel), so that
  * every server has the CPU and memory of a process to itself and its RSS is its own.
  *
- *   argv[2]: ours | ours/no-jit | ours/small-heap | ours+cache | mercurius+jit | yoga/fixed-bytes | floor
- *            (small-heap is ours; run.ts starts its process with smaller V8 heap limits)
+ *   argv[2]: ours | ours/no-jit | ours/start | ours+cache | mercurius+jit | yoga/fixed-bytes | floor
+ *            (ours/start is ours; run.ts runs it compiled, with the start script's node flags)
  *   env BENCH_SANDBOX: JSON { url, credentials } of the sandbox started by run.ts
  *   env BENCH_FLOOR_BODY: the bytes the floor answers with
  *
@@ -19,7 +19,7 @@ import type { SandboxCredentials } from '../../src/sandbox/index.js';
 
 // Modules are imported by the target that needs them, so each process's RSS holds only its own server.
 
-type Target = 'ours' | 'ours/no-jit' | 'ours/small-heap' | 'ours+cache' | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor';
+type Target = 'ours' | 'ours/no-jit' | 'ours/start' | 'ours+cache' | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor';
 
 const target = process.argv[2] as Target;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -47,12 +47,14 @@ async function startTarget(): Promise<string> {
     return (await startFloorServer({ body: process.env.BENCH_FLOOR_BODY ?? '' })).url;
   }
   if (target === 'yoga/fixed-bytes') {
-    // yoga answering the floor's bytes from its first hook: the cost of its HTTP adapter alone.
+    // yoga answering the floor's bytes from its first hook: the cost of its HTTP adapter alone. The
+    // Response must be yoga's own fetchAPI one (the @whatwg-node ponyfill): the adapter writes its body
+    // directly, while a native (undici) Response is piped through a web stream, ~3× slower.
     const [{ createYoga, createSchema }, { listen }] = await Promise.all([import('graphql-yoga'), import('../lib/listen.js')]);
     const body = process.env.BENCH_FLOOR_BODY ?? '';
     const yoga = createYoga({
       schema: createSchema({ typeDefs: 'type Query { unused: Int }' }),
-      plugins: [{ onRequest: (hook) => hook.endResponse(new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8' } })) }],
+      plugins: [{ onRequest: (hook) => hook.endResponse(new hook.fetchAPI.Response(body, { headers: { 'content-type': 'application/json; charset=utf-8' } })) }],
     });
     return (await listen(yoga)).url;
   }

@@ -15,7 +15,13 @@ export interface ResponseCacheOptions {
   ttlMs: number;
   /** Entries kept; the oldest go first. */
   maxEntries?: number;
-  /** Requests with larger bodies are answered uncached. */
+  /**
+   * Response bytes kept over all entries (default 32 MiB); the oldest go first, and a larger response
+   * is not kept at all. Bounds the cache's memory whatever the dataset: over 100,000 patrons one
+   * `supporters` answer alone is megabytes.
+   */
+  maxBytes?: number;
+  /** Requests with larger bodies (or without Content-Length) are passed through uncached. */
   maxRequestBytes?: number;
 }
 
@@ -35,10 +41,17 @@ export type NodeListener = (request: IncomingMessage, response: ServerResponse) 
 /** Response headers not replayed: they describe one connection or are recomputed. */
 const HOP_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']);
 
-/** Operations only: POST JSON, or GET with a query or document id; never GraphiQL's HTML page. */
-function isCacheable(request: IncomingMessage): boolean {
+/**
+ * Operations only: POST JSON of a declared length up to `maxRequestBytes` (so the body read to make
+ * the key is bounded; anything else goes to yoga and its body limit), or GET with a query or document
+ * id; never GraphiQL's HTML page.
+ */
+function isCacheable(request: IncomingMessage, maxRequestBytes: number): boolean {
   if ((request.headers.accept ?? '').includes('text/html')) return false;
-  if (request.method === 'POST') return (request.headers['content-type'] ?? '').startsWith('application/json');
+  if (request.method === 'POST') {
+    const declared = Number(request.headers['content-length'] ?? Number.NaN);
+    return declared <= maxRequestBytes && (request.headers['content-type'] ?? '').startsWith('application/json');
+  }
   return request.method === 'GET' && /[?&](query|documentId)=/.test(request.url ?? '');
 }
 
@@ -63,19 +76,27 @@ function hasNoErrors(body: Buffer): boolean {
 /** `store` is only asked for change notifications: any graph with an `onChange` can use this cache. */
 export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, options: ResponseCacheOptions) {
   const maxEntries = options.maxEntries ?? 1000;
+  const maxBytes = options.maxBytes ?? 32 * 2 ** 20;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
   const entries = new Map<string, Entry>();
+  let keptBytes = 0;
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
   const unsubscribe = store.onChange(() => {
     generation += 1;
     entries.clear();
+    keptBytes = 0;
   });
+
+  function forget(key: string, entry: Entry): void {
+    entries.delete(key);
+    keptBytes -= entry.body.length;
+  }
 
   function lookup(key: string): Entry | undefined {
     const entry = entries.get(key);
     if (entry && entry.expiresAt <= Date.now()) {
-      entries.delete(key);
+      forget(key, entry);
       return undefined;
     }
     return entry;
@@ -89,10 +110,14 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
     const flat = Object.entries({ ...kept, etag, 'content-length': String(body.length) }).flat();
     const entry = { status, headers: flat, body, etag, expiresAt: Date.now() + options.ttlMs };
+    if (body.length > maxBytes) return entry;
+    const previous = entries.get(key);
+    if (previous) forget(key, previous);
     entries.set(key, entry);
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
+    keptBytes += body.length;
+    for (const [oldestKey, oldest] of entries) {
+      if (entries.size <= maxEntries && keptBytes <= maxBytes) break;
+      forget(oldestKey, oldest);
     }
     return entry;
   }
@@ -109,8 +134,8 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
   }
 
   async function answer(handle: FetchHandler, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
-    const key = body.length <= maxRequestBytes ? `${request.method ?? ''} ${request.url ?? ''}\n${request.headers.accept ?? ''}\n${body.toString('utf8')}` : null;
-    const hit = key === null ? undefined : lookup(key);
+    const key = `${request.method ?? ''} ${request.url ?? ''}\n${request.headers.accept ?? ''}\n${body.toString('utf8')}`;
+    const hit = lookup(key);
     if (hit) return replay(hit, request, response);
     const startedAt = generation;
     const headers = new Headers();
@@ -121,7 +146,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
     const answered = await handle(new Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) }));
     const bytes = Buffer.from(await answered.arrayBuffer());
-    if (key !== null && answered.status === 200 && generation === startedAt && hasNoErrors(bytes)) {
+    if (answered.status === 200 && generation === startedAt && hasNoErrors(bytes)) {
       return replay(remember(key, answered.status, answered.headers, bytes), request, response);
     }
     const passed: Record<string, string> = {};
@@ -139,7 +164,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
      */
     listener(handle: FetchHandler, passThrough: NodeListener, onError: (error: unknown) => void): NodeListener {
       return (request, response) => {
-        if (!isCacheable(request)) {
+        if (!isCacheable(request, maxRequestBytes)) {
           passThrough(request, response);
           return;
         }

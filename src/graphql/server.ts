@@ -3,6 +3,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers, TypeSource } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES, useRequestBodyLimit } from './request-body-limit.js';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
 export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
@@ -41,13 +42,17 @@ export function createExecutableSchema(source: SchemaSource, resolvers: IResolve
 export function createGraphServer<TContext extends Record<string, unknown> = Record<string, never>>(
   options: GraphServerOptions<TContext>,
 ): YogaServerInstance<Record<string, never>, TContext> {
-  const { typeDefs, schemaDir, resolvers, plugins, ...yogaOptions } = options;
+  const { typeDefs, schemaDir, resolvers, plugins, maxRequestBodySize, ...yogaOptions } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
   const schema = createExecutableSchema(source, resolvers);
+  const bodyLimit = maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',
     ...yogaOptions,
     schema,
-    plugins: plugins ?? [],
+    // yoga's limit streams every body through a counter; ours checks Content-Length (request-body-limit.ts).
+    maxRequestBodySize: false,
+    // Last, so that it wraps whichever request parser the plugins before it selected.
+    plugins: [...(plugins ?? []), ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)])],
   });
 }

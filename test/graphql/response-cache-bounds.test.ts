@@ -1,0 +1,82 @@
+/**
+ * The response cache's memory bounds (src/graphql/response-cache.ts): entries are evicted oldest
+ * first once their bytes pass `maxBytes`, a response larger than `maxBytes` is never kept, and a
+ * request body over `maxRequestBytes` bypasses the cache (yoga answers it, its body limit applies).
+ * A hit is observed as a resolver that did not run again.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResponseCache, type ResponseCache } from '../../src/graphql/response-cache.js';
+import { createGraphServer } from '../../src/graphql/server.js';
+
+let server: Server;
+let cache: ResponseCache;
+let baseUrl: string;
+/** How often `text` ran, per requested size. */
+const runs = new Map<number, number>();
+
+beforeAll(async () => {
+  const yoga = createGraphServer({
+    typeDefs: 'type Query { text(size: Int!, pad: String): String! }',
+    resolvers: {
+      Query: {
+        text: (_: unknown, { size }: { size: number }) => {
+          runs.set(size, (runs.get(size) ?? 0) + 1);
+          return 'x'.repeat(size);
+        },
+      },
+    },
+    logging: false,
+  });
+  // Room for two answers of ~120 bytes, not three; 300-byte request bodies at most.
+  cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes: 260, maxRequestBytes: 300 });
+  server = createServer(cache.listener((request) => yoga.fetch(request), (request, response) => void yoga(request, response), () => undefined));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+});
+afterAll(() => {
+  cache.close();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function ask(size: number, pad = ''): Promise<void> {
+  const response = await fetch(baseUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: `{ text(size: ${size}, pad: "${pad}") }` }),
+  });
+  expect(response.status).toBe(200);
+  expect(((await response.json()) as { data: { text: string } }).data.text).toHaveLength(size);
+}
+
+describe('response cache bounds', () => {
+  it('keeps answers while they fit in maxBytes and evicts the oldest when they do not', async () => {
+    await ask(100);
+    await ask(100);
+    expect(runs.get(100)).toBe(1);
+    await ask(101);
+    await ask(101);
+    expect(runs.get(101)).toBe(1);
+    await ask(102); // a third answer passes maxBytes: the answer for 100 goes
+    await ask(102);
+    await ask(101);
+    expect(runs.get(102)).toBe(1);
+    expect(runs.get(101)).toBe(1);
+    await ask(100);
+    expect(runs.get(100)).toBe(2);
+  });
+
+  it('never keeps an answer larger than maxBytes', async () => {
+    await ask(500);
+    await ask(500);
+    expect(runs.get(500)).toBe(2);
+  });
+
+  it('passes a request body over maxRequestBytes through uncached', async () => {
+    const pad = 'p'.repeat(300);
+    await ask(7, pad);
+    await ask(7, pad);
+    expect(runs.get(7)).toBe(2);
+  });
+});
