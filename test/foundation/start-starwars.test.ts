@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect, it } from 'vitest';
 import { projectRoot } from '../../bench/lib/project-copy.js';
+import { heroQuery, heroResult } from '../starwars/graph-client.js';
 
 interface StartedScript {
   output: () => string;
@@ -38,23 +39,9 @@ it('serves the hero query on PORT and stops on SIGTERM', async () => {
     const response = await fetch((url ?? '').replace('localhost', '127.0.0.1'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query: '{ hero { __typename name friends { name ... on Human { homePlanet } ... on Droid { primaryFunction } } } }',
-      }),
+      body: JSON.stringify({ query: heroQuery }),
     });
-    expect(await response.json()).toEqual({
-      data: {
-        hero: {
-          __typename: 'Droid',
-          name: 'R2-D2',
-          friends: [
-            { name: 'Luke Skywalker', homePlanet: 'Tatooine' },
-            { name: 'Han Solo', homePlanet: null },
-            { name: 'Leia Organa', homePlanet: 'Alderaan' },
-          ],
-        },
-      },
-    });
+    expect(await response.json()).toEqual(heroResult);
   } finally {
     server.stop();
   }

@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** The fields of control-endpoint answers these tests read. */
 interface ControlAnswer {
@@ -117,34 +116,24 @@ describe('sandbox fault injection', () => {
 
 describe('sandbox webhook sender', () => {
   let sandbox: RunningSandbox;
-  let receiverUrl: string;
-  const received: { headers: IncomingHttpHeaders; raw: Buffer }[] = [];
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.writeHead(204).end();
-    });
-  });
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     sandbox = await startSandbox();
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/membership/webhook`;
+    receiver = await startWebhookReceiver(204);
   });
   afterAll(async () => {
     await sandbox.close();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   });
 
   it('POSTs the member document signed with hex HMAC-MD5 of the raw body, and the listing reflects the change', async () => {
     const former = sandbox.datasets.membership.slice(0, 40).find((member) => member.patronStatus === 'former_patron');
     expect(former).toBeDefined();
     const tier = sandbox.datasets.membership.tiers[2]!;
-    const result = await control(sandbox, 'POST', 'webhook', { url: receiverUrl, event: 'members:pledge:create', memberId: former!.id, tierId: tier.id });
+    const result = await control(sandbox, 'POST', 'webhook', { url: receiver.url, event: 'members:pledge:create', memberId: former!.id, tierId: tier.id });
     expect(result).toMatchObject({ status: 200, body: { delivered: true, status: 204, patronStatus: 'active_patron' } });
-    const delivery = received.at(-1)!;
+    const delivery = receiver.deliveries.at(-1)!;
     expect(delivery.headers['x-patreon-event']).toBe('members:pledge:create');
     const expected = createHmac('md5', sandbox.credentials.webhookSecret).update(delivery.raw).digest('hex');
     expect(delivery.headers['x-patreon-signature']).toBe(expected);
@@ -162,18 +151,18 @@ describe('sandbox webhook sender', () => {
     })).json()) as { data: { id: string; attributes: { patron_status: string } }[] };
     expect(listing.data.find((member) => member.id === former!.id)?.attributes.patron_status).toBe('active_patron');
 
-    const deleted = await control(sandbox, 'POST', 'webhook', { url: receiverUrl, event: 'members:pledge:delete', memberId: former!.id });
+    const deleted = await control(sandbox, 'POST', 'webhook', { url: receiver.url, event: 'members:pledge:delete', memberId: former!.id });
     expect(deleted.body.patronStatus).toBe('former_patron');
   });
 
   it('refuses unknown members, unknown tiers and non-loopback receivers', async () => {
     const member = sandbox.datasets.membership.member(0);
-    expect((await control(sandbox, 'POST', 'webhook', { url: receiverUrl, event: 'members:pledge:update', memberId: 'nope' })).status).toBe(404);
-    expect((await control(sandbox, 'POST', 'webhook', { url: receiverUrl, event: 'members:pledge:update', memberId: member.id, tierId: '1' })).status).toBe(400);
+    expect((await control(sandbox, 'POST', 'webhook', { url: receiver.url, event: 'members:pledge:update', memberId: 'nope' })).status).toBe(404);
+    expect((await control(sandbox, 'POST', 'webhook', { url: receiver.url, event: 'members:pledge:update', memberId: member.id, tierId: '1' })).status).toBe(400);
     const remote = await control(sandbox, 'POST', 'webhook', { url: 'http://example.com/hook', event: 'members:pledge:update', memberId: member.id });
     expect(remote.status).toBe(400);
     expect(remote.body.detail).toMatch(/loopback/);
-    const bad = await control(sandbox, 'POST', 'webhook', { url: receiverUrl, event: 'members:pledge:explode', memberId: member.id });
+    const bad = await control(sandbox, 'POST', 'webhook', { url: receiver.url, event: 'members:pledge:explode', memberId: member.id });
     expect(bad.status).toBe(400);
   });
 

@@ -7,6 +7,22 @@ import type { AddressInfo } from 'node:net';
 import { createStarWarsData, type StarWarsData } from '../../examples/starwars/context.js';
 import { createStarWarsServer } from '../../examples/starwars/server.js';
 
+/** The hero query of the issue (also the benchmark's) and the answer the canonical data gives. */
+export const heroQuery = '{ hero { __typename name friends { name ... on Human { homePlanet } ... on Droid { primaryFunction } } } }';
+export const heroResult = {
+  data: {
+    hero: {
+      __typename: 'Droid',
+      name: 'R2-D2',
+      friends: [
+        { name: 'Luke Skywalker', homePlanet: 'Tatooine' },
+        { name: 'Han Solo', homePlanet: null },
+        { name: 'Leia Organa', homePlanet: 'Alderaan' },
+      ],
+    },
+  },
+};
+
 export interface GraphRequest {
   query: string;
   variables?: Record<string, unknown>;

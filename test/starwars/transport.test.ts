@@ -3,7 +3,7 @@
  * `application/graphql-response+json` media type; plus GraphiQL for a browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStarWars, type RunningGraph } from './graph-client.js';
+import { heroQuery, heroResult, startStarWars, type RunningGraph } from './graph-client.js';
 
 let graph: RunningGraph;
 beforeAll(async () => {
@@ -11,20 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => graph.close());
 
-const heroQuery = '{ hero { __typename name friends { name ... on Human { homePlanet } ... on Droid { primaryFunction } } } }';
-const heroResult = {
-  data: {
-    hero: {
-      __typename: 'Droid',
-      name: 'R2-D2',
-      friends: [
-        { name: 'Luke Skywalker', homePlanet: 'Tatooine' },
-        { name: 'Han Solo', homePlanet: null },
-        { name: 'Leia Organa', homePlanet: 'Alderaan' },
-      ],
-    },
-  },
-};
 
 describe('POST', () => {
   it('takes a JSON body with query, variables and operationName and answers application/json', async () => {

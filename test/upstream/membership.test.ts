@@ -9,6 +9,7 @@ import { UpstreamError } from '../../src/channel/upstream.js';
 import { MemoryTokenStore } from '../../src/oauth2/index.js';
 import { startSandbox, type MembershipDataset, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sandboxKeeper, sandboxRequests, setFault } from './sandbox-keeper.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** The issue's rules applied to the sandbox's own dataset: active patrons, highest entitled tier, else amount match. */
 function expectedSupporters(dataset: MembershipDataset): Supporter[] {
@@ -150,35 +151,25 @@ describe('membership adapter against the sandbox', () => {
 
 describe('membership webhooks', () => {
   let sandbox: RunningSandbox;
-  let receiverUrl: string;
-  const deliveries: { headers: IncomingHttpHeaders; raw: Buffer }[] = [];
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      deliveries.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.writeHead(200).end();
-    });
-  });
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     sandbox = await startSandbox();
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/membership/webhook`;
+    receiver = await startWebhookReceiver(200);
   });
   afterAll(async () => {
     await sandbox.close();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   });
 
   async function deliver(event: string, memberId: string, tierId?: string) {
     const response = await fetch(`${sandbox.url}/__sandbox/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiverUrl, event, memberId, ...(tierId && { tierId }) }),
+      body: JSON.stringify({ url: receiver.url, event, memberId, ...(tierId && { tierId }) }),
     });
     expect(response.status).toBe(200);
-    return deliveries.at(-1)!;
+    return receiver.deliveries.at(-1)!;
   }
 
   it('verifies the platform signature in constant time and rejects tampering, a wrong secret or a missing header', async () => {
