@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { getVariableValues, Kind, type ExecutionArgs } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphContext, type ChannelGraphStore } from './context.js';
 import type { GraphSettings } from './graph-settings.js';
@@ -57,6 +58,25 @@ function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext>): GraphPlug
   return plugin as GraphPlugin;
 }
 
+/**
+ * Which executions graphql-jit may run; the rest run on yoga's executor, which follows the spec.
+ * - @envelop/graphql-jit caches the compiled query by document only, not by operationName: a document
+ *   holding several operations would run whichever one was compiled first for every operationName.
+ *   So only documents with one operation are compiled (yoga has already refused an operationName that
+ *   does not select it).
+ * - A compiled query reports variables that fail coercion (a missing non-null variable, a wrong type)
+ *   as an execution result, so yoga would answer 200; graphql-js raises them as a request error, which
+ *   GraphQL over HTTP answers with 400 under `application/graphql-response+json`. Coercing first
+ *   (cheap, and only for operations that declare variables) keeps that behaviour.
+ */
+function jitCanRun({ schema, document, variableValues }: ExecutionArgs): boolean {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const [operation] = operations;
+  if (operations.length !== 1 || operation === undefined) return false;
+  const variables = operation.variableDefinitions ?? [];
+  return variables.length === 0 || getVariableValues(schema, variables, variableValues ?? {}).errors === undefined;
+}
+
 /** graphql-armor's five limits; each rejection names the limit and the value found. */
 function useLimits(settings: GraphSettings): Plugin {
   return EnvelopArmorPlugin({
@@ -84,7 +104,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     usePartialErrors(),
     { onDispose: () => indexes.close() },
   ].map(withAnyContext);
-  if (settings.jit) plugins.push(withAnyContext(useGraphQlJit() as Plugin));
+  if (settings.jit) plugins.push(withAnyContext(useGraphQlJit({}, { enableIf: jitCanRun }) as Plugin));
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
   return createGraphServer<ChannelGraphContext>({
