@@ -148,6 +148,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         await closeServer(server);
         await graph.dispose();
         await store.close();
+        await keeper.client.close();
         await sandbox?.close();
       })();
       return closing;

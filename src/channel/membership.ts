@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { TokenKeeper } from '../oauth2/index.js';
-import { OAuth2Error } from '../oauth2/index.js';
+import { OAuth2AbortError, OAuth2Error, OAuth2TimeoutError } from '../oauth2/index.js';
 import {
   ResourceIndex, collectionDocumentSchema, relatedMany, relatedOne, singleDocumentSchema, type CollectionDocument, type ResourceObject,
 } from './jsonapi.js';
@@ -185,7 +185,7 @@ function requestFailure(error: unknown, what: string): UpstreamError {
   if (error instanceof OAuth2Error) {
     return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}`, { status: error.response.status, cause: error });
   }
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || error.name === 'OAuth2TimeoutError')) {
+  if (error instanceof OAuth2TimeoutError || error instanceof OAuth2AbortError) {
     return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out`, { cause: error });
   }
   const name = error instanceof Error ? error.name : 'Error';

@@ -1,5 +1,8 @@
+import { inspect } from 'node:util';
 import type { OAuth2Client, RequestOptions } from './client.js';
 import { currentConfig } from './configure.js';
+import { OAuth2UsageError } from './errors.js';
+import { REDACTED, redactValue } from './redact.js';
 import type { OAuth2Response } from './response.js';
 import type { Params, TokenHash, TokenTypeHint, Verb } from './types.js';
 
@@ -13,7 +16,10 @@ export interface AccessTokenOptions {
   expiresIn?: number;
   /** Absolute expiry: seconds since the epoch, or an ISO 8601 date-time. */
   expiresAt?: number | string;
-  /** Milliseconds before `expiresAt` from which the token already counts as expired. */
+  /**
+   * Milliseconds subtracted from the expiry (reference: `expires_latency`, which is in seconds: the
+   * `expires_latency` key of a token hash is read as seconds and converted).
+   */
   expiresLatency?: number;
   /** Which token-like key of a hash holds the access token (see `fromHash`). */
   tokenName?: string;
@@ -34,7 +40,10 @@ export interface RevokeOptions {
 /** Keys searched for the access token when `token_name` is absent, in this order. */
 const TOKEN_KEYS = ['access_token', 'id_token', 'token', 'accessToken', 'idToken'] as const;
 
-/** Hash keys that are AccessToken options rather than token response fields. */
+/**
+ * Hash keys that are AccessToken options rather than token response fields. `expires_latency` is in
+ * seconds there (as the gem writes it); `expires` is the legacy spelling of `expires_in`.
+ */
 const OPTION_KEYS = {
   refresh_token: 'refreshToken',
   expires_in: 'expiresIn',
@@ -52,14 +61,17 @@ export class AccessToken {
   readonly token: string;
   refreshToken: string | undefined;
   readonly expiresIn: number | undefined;
-  /** Seconds since the epoch. */
+  /** Seconds since the epoch, `expiresLatency` already subtracted (as the gem's `expires_at`). */
   readonly expiresAt: number | undefined;
+  /** Milliseconds; kept so that a refreshed token is given the same latency. */
   readonly expiresLatency: number | undefined;
   readonly tokenName: string | undefined;
   readonly mode: ModeOption;
   readonly headerFormat: string;
   readonly paramName: string;
   readonly params: Record<string, unknown>;
+  /** The token endpoint's response this token was built from (set by `getToken`, reference: `response`). */
+  response: OAuth2Response | undefined;
 
   constructor(client: OAuth2Client, token: string, options: AccessTokenOptions = {}) {
     this.client = client;
@@ -69,8 +81,10 @@ export class AccessToken {
       throw new TypeError('an AccessToken needs an access token or a refresh token');
     }
     this.expiresIn = toNumber(options.expiresIn);
-    this.expiresAt = toEpochSeconds(options.expiresAt) ?? (this.expiresIn ? Math.floor(Date.now() / 1000) + this.expiresIn : undefined);
     this.expiresLatency = toNumber(options.expiresLatency);
+    // Reference, Expiry rule: issue time + expires_in − expires_latency.
+    const expiresAt = toEpochSeconds(options.expiresAt) ?? (this.expiresIn ? Math.floor(Date.now() / 1000) + this.expiresIn : undefined);
+    this.expiresAt = expiresAt === undefined || this.expiresLatency === undefined ? expiresAt : Math.floor(expiresAt - this.expiresLatency / 1000);
     this.tokenName = options.tokenName;
     this.mode = options.mode ?? 'header';
     this.headerFormat = options.headerFormat ?? 'Bearer %s';
@@ -93,6 +107,12 @@ export class AccessToken {
         delete fields[key];
       }
     }
+    if (options.expiresIn === undefined && fields.expires !== undefined) {
+      options.expiresIn = fields.expires;
+      delete fields.expires;
+    }
+    const latencySeconds = toNumber(options.expiresLatency);
+    options.expiresLatency = latencySeconds === undefined ? undefined : latencySeconds * 1000;
     const tokenName = overrides.tokenName ?? (typeof options.tokenName === 'string' ? options.tokenName : undefined);
     const tokenKey = tokenName ?? findTokenKey(client, fields);
     if (tokenKey === undefined && !currentConfig().silenceNoTokensWarning) {
@@ -117,19 +137,22 @@ export class AccessToken {
     return this.expiresAt !== undefined;
   }
 
-  /** Expired when issue time + expires_in − expiresLatency is not in the future (reference: Expiry rule). */
+  /** Expired when issue time + expires_in − expires latency is not in the future (reference: Expiry rule). */
   expired(now = Date.now()): boolean {
-    return this.expiresAt !== undefined && this.expiresAt * 1000 - (this.expiresLatency ?? 0) <= now;
+    return this.expiresAt !== undefined && this.expiresAt * 1000 <= now;
   }
 
-  /** Everything needed to rebuild the token with `fromHash` (the token endpoint's snake_case keys). */
+  /**
+   * Everything needed to rebuild the token with `fromHash` (the token endpoint's snake_case keys).
+   * As in the gem, `expires_at` already has the latency subtracted, so `expires_latency` is left out.
+   * The hash holds the tokens: it is for a token store, never for a log.
+   */
   toHash(): TokenHash {
     const hash: TokenHash = { ...this.params, access_token: this.token };
     const entries: Record<string, unknown> = {
       refresh_token: this.refreshToken,
       expires_in: this.expiresIn,
       expires_at: this.expiresAt,
-      expires_latency: this.expiresLatency,
       token_name: this.tokenName,
       mode: this.mode,
       header_format: this.headerFormat,
@@ -173,7 +196,7 @@ export class AccessToken {
    * options, and keeps this refresh token when the server returns none (§6: "MAY issue a new one").
    */
   async refresh(params: Params = {}): Promise<AccessToken> {
-    if (this.refreshToken === undefined) throw new TypeError('a refresh_token is not available');
+    if (this.refreshToken === undefined) throw new OAuth2UsageError('cannot refresh: a refresh_token is not available (the server issued none)');
     const refreshed = await this.client.getToken(
       { ...params, grant_type: 'refresh_token', refresh_token: this.refreshToken },
       { accessTokenClass: this.constructor as typeof AccessToken, ...this.inheritedOptions() },
@@ -189,11 +212,35 @@ export class AccessToken {
   async revoke(options: RevokeOptions = {}): Promise<OAuth2Response> {
     const hint = options.tokenTypeHint ?? (this.token === '' ? 'refresh_token' : 'access_token');
     if (hint !== 'access_token' && hint !== 'refresh_token') {
-      throw new TypeError(`tokenTypeHint must be access_token or refresh_token, got ${String(hint)}`);
+      throw new OAuth2UsageError(`tokenTypeHint must be access_token or refresh_token, got ${String(hint)}`);
     }
     const token = hint === 'access_token' ? this.token : this.refreshToken;
-    if (token === undefined || token === '') throw new TypeError(`there is no ${hint} to revoke`);
+    if (token === undefined || token === '') throw new OAuth2UsageError(`there is no ${hint} to revoke`);
     return this.client.revokeToken(token, hint, options.params);
+  }
+
+  /**
+   * What `JSON.stringify` and loggers see: everything but the secrets (tokens, secret-named params,
+   * the client's secret). Use `toHash()` to persist a token.
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      token: this.token === '' ? '' : REDACTED,
+      refreshToken: this.refreshToken === undefined ? undefined : REDACTED,
+      expiresAt: this.expiresAt,
+      expiresIn: this.expiresIn,
+      expiresLatency: this.expiresLatency,
+      tokenName: this.tokenName,
+      mode: typeof this.mode === 'function' ? '[Function]' : this.mode,
+      params: redactValue(this.params),
+      client: this.client.toJSON(),
+      response: this.response === undefined ? undefined : { status: this.response.status },
+    };
+  }
+
+  /** `util.inspect` (and so `console.log`) shows the redacted view of `toJSON`. */
+  [inspect.custom](depth: number, options: object): string {
+    return `${this.constructor.name} ${inspect(this.toJSON(), { ...options, depth })}`;
   }
 
   private inheritedOptions(): AccessTokenOptions {
@@ -215,19 +262,20 @@ export class AccessToken {
         const { body } = options;
         if (typeof body === 'string') {
           const pair = new URLSearchParams([[this.paramName, this.token]]).toString();
-          return { ...options, body: body === '' ? pair : `${body}&${pair}` };
+          return { ...options, body: body === '' ? pair : `${body}&${pair}`, bodyCarriesCredentials: true };
         }
-        if (body instanceof Uint8Array) throw new TypeError('mode body needs a form body (an object or a form-encoded string)');
-        return { ...options, body: { ...body, [this.paramName]: this.token } };
+        if (body instanceof Uint8Array) throw new OAuth2UsageError('mode body needs a form body (an object or a form-encoded string)');
+        return { ...options, body: { ...body, [this.paramName]: this.token }, bodyCarriesCredentials: true };
       }
     }
   }
 }
 
+/** The mode for one verb; a per-verb object without an entry for the verb means `header`, as in the gem. */
 function modeFor(mode: ModeOption, verb: Verb): TokenMode {
-  const chosen = typeof mode === 'function' ? mode(verb) : typeof mode === 'string' ? mode : mode[verb];
+  const chosen = typeof mode === 'function' ? mode(verb) : typeof mode === 'string' ? mode : (mode[verb] ?? 'header');
   if (chosen !== 'header' && chosen !== 'query' && chosen !== 'body') {
-    throw new TypeError(`invalid mode for ${verb}: ${String(chosen)}`);
+    throw new OAuth2UsageError(`invalid mode for ${verb}: ${String(chosen)}`);
   }
   return chosen;
 }

@@ -1,15 +1,43 @@
 import { randomUUID } from 'node:crypto';
+import { OAuth2UsageError } from './errors.js';
 import { type SigningOptions, signJwt } from './jwt.js';
 import { formEncode } from './url.js';
 
 /** Client authentication at the token and revocation endpoints (reference: `auth_scheme`). */
 export type AuthScheme = 'basic_auth' | 'request_body' | 'tls_client_auth' | 'private_key_jwt';
 
+const AUTH_SCHEMES: ReadonlySet<string> = new Set<AuthScheme>(['basic_auth', 'request_body', 'tls_client_auth', 'private_key_jwt']);
+
+/**
+ * How id and secret are written into the Basic credentials of `basic_auth`:
+ * - `form` (default): each form-urlencoded first, as RFC 6749 §2.3.1 requires — what oidc-provider
+ *   and other certified servers decode, and the only way to carry a `:` in the client id;
+ * - `plain`: as they are (RFC 7617), as the Ruby gem sends them — what servers that skip the
+ *   decoding step expect (`@node-oauth/oauth2-server` through the `basic-auth` package).
+ * Both are the same bytes for ids and secrets made of letters, digits and `-._~` only.
+ */
+export type BasicAuthEncoding = 'form' | 'plain';
+
 export interface ClientCredentials {
   id: string | null;
   secret: string | null;
   authScheme: AuthScheme;
+  basicAuthEncoding: BasicAuthEncoding;
   clientAssertionKey: SigningOptions | undefined;
+}
+
+/** The credentials with their options checked once, up front: an unknown scheme must not silently send none. */
+export function clientCredentials(credentials: ClientCredentials): Readonly<ClientCredentials> {
+  if (!AUTH_SCHEMES.has(credentials.authScheme)) {
+    throw new OAuth2UsageError(`unknown authScheme ${JSON.stringify(credentials.authScheme)}; expected one of ${[...AUTH_SCHEMES].join(', ')}`);
+  }
+  if (credentials.basicAuthEncoding !== 'form' && credentials.basicAuthEncoding !== 'plain') {
+    throw new OAuth2UsageError(`unknown basicAuthEncoding ${JSON.stringify(credentials.basicAuthEncoding)}; expected form or plain`);
+  }
+  if (credentials.authScheme === 'basic_auth' && credentials.basicAuthEncoding === 'plain' && credentials.secret !== null && credentials.id?.includes(':')) {
+    throw new OAuth2UsageError('a client id holding ":" cannot be sent in plain Basic credentials (RFC 7617 §2); use basicAuthEncoding form');
+  }
+  return Object.freeze({ ...credentials });
 }
 
 /** Lifetime of a private_key_jwt client assertion, in seconds (short: it is single-use, RFC 7523 §3 item 4). */
@@ -31,7 +59,7 @@ export async function authenticateClient(
   switch (credentials.authScheme) {
     case 'basic_auth':
       if (secret === null) form.client_id = id;
-      else headers.authorization = basicCredentials(id, secret);
+      else headers.authorization = basicCredentials(id, secret, credentials.basicAuthEncoding);
       return;
     case 'request_body':
       form.client_id = id;
@@ -49,14 +77,18 @@ export async function authenticateClient(
   }
 }
 
-/** RFC 6749 §2.3.1: id and secret are each form-urlencoded, then joined by ':' and base64-encoded. */
-export function basicCredentials(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
+/**
+ * The Basic Authorization header value: id and secret joined by ':' and base64-encoded, each
+ * form-urlencoded first with `form` (RFC 6749 §2.3.1), as they are with `plain` (RFC 7617).
+ */
+export function basicCredentials(id: string, secret: string, encoding: BasicAuthEncoding = 'form'): string {
+  const encode = encoding === 'form' ? formEncode : (value: string) => value;
+  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
 }
 
 /** RFC 7523 §2.2 / §3, OpenID Connect Core §9: iss = sub = client_id, aud = token endpoint, unique jti. */
 async function clientAssertion(id: string, endpoint: string, key: SigningOptions | undefined): Promise<string> {
-  if (key === undefined) throw new TypeError('authScheme private_key_jwt needs the clientAssertionKey option');
+  if (key === undefined) throw new OAuth2UsageError('authScheme private_key_jwt needs the clientAssertionKey option');
   const now = Math.floor(Date.now() / 1000);
   return signJwt({ iss: id, sub: id, aud: endpoint, jti: randomUUID(), iat: now, exp: now + CLIENT_ASSERTION_LIFETIME }, key);
 }

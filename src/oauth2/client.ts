@@ -1,10 +1,12 @@
+import { inspect } from 'node:util';
 import type { KyInstance } from 'ky';
 import { AccessToken, type AccessTokenOptions } from './access-token.js';
-import { type AuthScheme, authenticateClient } from './client-auth.js';
+import { type AuthScheme, authenticateClient, type BasicAuthEncoding, type ClientCredentials, clientCredentials } from './client-auth.js';
 import { debugEnabled, type Logger, logRequest, logResponse } from './debug-log.js';
-import { OAuth2Error } from './errors.js';
+import { OAuth2Error, OAuth2ParseError, OAuth2RedirectError } from './errors.js';
 import type { SigningOptions } from './jwt.js';
-import type { ParseMode } from './parse.js';
+import { isJsonContentType, jsonSyntaxError, type ParseMode } from './parse.js';
+import { REDACTED, redactUrl } from './redact.js';
 import { OAuth2Response } from './response.js';
 import { isPlainObject, type SnakyHash } from './snaky-hash.js';
 import { AssertionStrategy } from './strategies/assertion.js';
@@ -12,7 +14,7 @@ import { AuthCodeStrategy } from './strategies/auth-code.js';
 import { ClientCredentialsStrategy } from './strategies/client-credentials.js';
 import { ImplicitStrategy } from './strategies/implicit.js';
 import { PasswordStrategy } from './strategies/password.js';
-import { type ConnectionOptions, createTransport, type Transport, transportError } from './transport.js';
+import { type ConnectionOptions, createTransport, type Transport } from './transport.js';
 import type { HeaderParams, Params, TokenRequest, TokenTypeHint, Verb } from './types.js';
 import { encodeParams, type ParamsEncoder, resolveUrl, withQuery } from './url.js';
 
@@ -23,6 +25,8 @@ export interface OAuth2ClientOptions {
   revokeUrl?: string;
   redirectUri?: string;
   authScheme?: AuthScheme;
+  /** How `basic_auth` writes id and secret into the Basic credentials. Default `form` (RFC 6749 §2.3.1); see BasicAuthEncoding. */
+  basicAuthEncoding?: BasicAuthEncoding;
   /** The key that signs the client assertion of `private_key_jwt`. */
   clientAssertionKey?: SigningOptions;
   connection?: ConnectionOptions;
@@ -48,6 +52,12 @@ export interface RequestOptions {
   /** Overrides the client's `raiseErrors` for this request. */
   raiseErrors?: boolean;
   signal?: AbortSignal;
+  /**
+   * The body carries credentials (a client secret or assertion, a grant's code or token, a body-mode
+   * access token): a redirect to another origin that would resend the body (301, 302, 307, 308) is
+   * refused with OAuth2RedirectError. Token and revocation requests set it.
+   */
+  bodyCarriesCredentials?: boolean;
 }
 
 /** Options of a token request: how to parse the response and which AccessToken to build. */
@@ -60,7 +70,8 @@ export interface GetTokenOptions extends AccessTokenOptions {
 
 /** The client's options with the defaults of the reference filled in. */
 export type ResolvedClientOptions = Readonly<
-  OAuth2ClientOptions & Required<Pick<OAuth2ClientOptions, 'authorizeUrl' | 'tokenUrl' | 'revokeUrl' | 'authScheme' | 'raiseErrors' | 'maxRedirects'>>
+  OAuth2ClientOptions &
+    Required<Pick<OAuth2ClientOptions, 'authorizeUrl' | 'tokenUrl' | 'revokeUrl' | 'authScheme' | 'basicAuthEncoding' | 'raiseErrors' | 'maxRedirects'>>
 >;
 
 /** Any token request: a grant's parameters, provider extensions and per-call headers. */
@@ -82,6 +93,7 @@ export class OAuth2Client {
   readonly #transport: Transport;
   readonly #encoder: ParamsEncoder;
   readonly #debug: boolean;
+  readonly #credentials: Readonly<ClientCredentials>;
 
   constructor(id: string | null, secret: string | null, options: OAuth2ClientOptions = {}) {
     this.id = id;
@@ -92,9 +104,17 @@ export class OAuth2Client {
       tokenUrl: options.tokenUrl ?? 'oauth/token',
       revokeUrl: options.revokeUrl ?? 'oauth/revoke',
       authScheme: options.authScheme ?? 'basic_auth',
+      basicAuthEncoding: options.basicAuthEncoding ?? 'form',
       raiseErrors: options.raiseErrors ?? true,
       maxRedirects: options.maxRedirects ?? 5,
     };
+    this.#credentials = clientCredentials({
+      id,
+      secret,
+      authScheme: this.options.authScheme,
+      basicAuthEncoding: this.options.basicAuthEncoding,
+      clientAssertionKey: options.clientAssertionKey,
+    });
     this.logger = options.logger ?? console;
     this.#transport = createTransport(options.connection ?? {}, options.ky);
     this.#encoder = options.connection?.paramsEncoder ?? 'nested';
@@ -119,9 +139,10 @@ export class OAuth2Client {
   /**
    * Sends a request and follows redirects (reference: `request`, Wire behaviour 5). Up to
    * `maxRedirects` redirects are followed, relative Locations resolve against the current URL, a
-   * 303 continues as a GET without body (RFC 9110 §15.4.4) and the Authorization header is dropped
-   * whenever the next URL has another origin. When the limit is reached the redirect response
-   * itself is returned. A status ≥ 400 throws OAuth2Error unless `raiseErrors` is false, in which
+   * 303 continues as a GET without body (RFC 9110 §15.4.4) and the Authorization and Cookie headers
+   * are dropped whenever the next URL has another origin. A request whose body carries credentials
+   * (`bodyCarriesCredentials`) is not redirected to another origin with its body: OAuth2RedirectError.
+   * When the limit is reached the redirect response itself is returned. A status ≥ 400 throws OAuth2Error unless `raiseErrors` is false, in which
    * case the response carries the error.
    */
   async request(verb: Verb, pathOrUrl: string, options: RequestOptions = {}): Promise<OAuth2Response> {
@@ -141,6 +162,12 @@ export class OAuth2Client {
           delete headers['content-type'];
         }
         if (next.origin !== url.origin) {
+          if (options.bodyCarriesCredentials === true && body !== undefined) {
+            throw new OAuth2RedirectError(
+              response,
+              `refused to follow the ${response.status} redirect from ${url.origin} to ${next.origin}: the request body carries credentials, which are never sent to another origin`,
+            );
+          }
           delete headers.authorization;
           delete headers.cookie;
         }
@@ -157,30 +184,39 @@ export class OAuth2Client {
   }
 
   /**
-   * Requests a token (RFC 6749 §3.2): form-urlencoded parameters, client authentication by
-   * `authScheme`, response parsed into `accessTokenClass`. `headers` inside params are sent as
-   * request headers. Rejects with OAuth2Error when the response carries no token — whatever
-   * `raiseErrors` says, since there is no token to return.
+   * Requests a token (RFC 6749 §3.2): form-urlencoded parameters (JSON when the params' `headers`
+   * say `Content-Type: application/json`, as the gem does), client authentication by `authScheme`,
+   * response parsed into `accessTokenClass`, whose `response` is set. `headers` inside params are
+   * sent as request headers. Rejects with OAuth2Error when the response carries no token — whatever
+   * `raiseErrors` says, since there is no token to return — and with OAuth2ParseError when it is
+   * labelled JSON but is not.
    */
   async getToken(params: TokenParams, options: GetTokenOptions = {}): Promise<AccessToken> {
     const { parse, snaky, hashClass, accessTokenClass, ...accessTokenOptions } = options;
     const form = await this.authenticatedForm(params);
-    const response = await this.request('post', this.options.tokenUrl, { ...form, raiseErrors: true, parse, snaky, hashClass });
+    const response = await this.request('post', this.options.tokenUrl, { ...form, raiseErrors: true, parse, snaky, hashClass, bodyCarriesCredentials: true });
     const parsed = response.parsed;
     if (!isPlainObject(parsed) || Object.keys(parsed).length === 0) {
+      const syntaxError = typeof parsed === 'string' ? jsonSyntaxError(response.body, response.contentType, parse) : undefined;
+      if (syntaxError !== undefined) {
+        throw new OAuth2ParseError(response, `the token response (HTTP ${response.status}) is labelled ${response.contentType} but is not JSON`, { cause: syntaxError });
+      }
       throw new OAuth2Error(response, `the token response (HTTP ${response.status}) is not a token`);
     }
     const tokenClass = accessTokenClass ?? this.options.accessTokenClass ?? AccessToken;
+    let token: AccessToken;
     try {
-      return tokenClass.fromHash(this, parsed, accessTokenOptions);
+      token = tokenClass.fromHash(this, parsed, accessTokenOptions);
     } catch (error) {
       throw new OAuth2Error(response, `the token response (HTTP ${response.status}) holds no token`, { cause: error });
     }
+    token.response = response;
+    return token;
   }
 
   /** Revokes a token (RFC 7009 §2.1): form-urlencoded `token` and `token_type_hint`, client authenticated. */
   async revokeToken(token: string, tokenTypeHint?: TokenTypeHint, params: Params & HeaderParams = {}): Promise<OAuth2Response> {
-    return this.request('post', this.options.revokeUrl, await this.authenticatedForm({ ...params, token_type_hint: tokenTypeHint, token }));
+    return this.request('post', this.options.revokeUrl, { ...(await this.authenticatedForm({ ...params, token_type_hint: tokenTypeHint, token })), bodyCarriesCredentials: true });
   }
 
   /**
@@ -195,7 +231,7 @@ export class OAuth2Client {
       accept: 'application/json',
       ...lowercaseKeys(extraHeaders),
     };
-    await authenticateClient(this.credentials(), form, headers, this.resolveUrl(this.options.tokenUrl).toString());
+    await authenticateClient(this.#credentials, form, headers, this.resolveUrl(this.options.tokenUrl).toString());
     return { body: form as Params, headers };
   }
 
@@ -204,33 +240,42 @@ export class OAuth2Client {
     return this.#transport.close();
   }
 
-  private credentials() {
-    return { id: this.id, secret: this.secret, authScheme: this.options.authScheme, clientAssertionKey: this.options.clientAssertionKey };
+  /** What `JSON.stringify` and loggers see: the configuration without the secret, keys or a password in `site`. */
+  toJSON(): Record<string, unknown> {
+    const { site, authorizeUrl, tokenUrl, revokeUrl, redirectUri, authScheme, basicAuthEncoding, raiseErrors, maxRedirects } = this.options;
+    return {
+      id: this.id,
+      secret: this.secret === null ? null : REDACTED,
+      site: site === undefined ? undefined : redactUrl(site),
+      authorizeUrl,
+      tokenUrl,
+      revokeUrl,
+      redirectUri,
+      authScheme,
+      basicAuthEncoding,
+      raiseErrors,
+      maxRedirects,
+    };
   }
 
+  /** `util.inspect` (and so `console.log`) shows the redacted view of `toJSON`. */
+  [inspect.custom](depth: number, options: object): string {
+    return `${this.constructor.name} ${inspect(this.toJSON(), { ...options, depth })}`;
+  }
+
+  /** An object body is form-urlencoded, or JSON under a JSON content type (nil members left out in both). */
   private encodeBody(body: RequestOptions['body'], headers: Record<string, string>): string | Uint8Array | undefined {
     if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) return body;
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    if (isJsonContentType(headers['content-type'])) return JSON.stringify(body, (_key, value: unknown) => (value === null ? undefined : value));
     return encodeParams(body, this.#encoder);
   }
 
   private async send(method: Verb, url: URL, headers: Record<string, string>, body: string | Uint8Array | undefined, options: RequestOptions): Promise<OAuth2Response> {
-    const href = url.toString();
-    if (this.#debug) logRequest(this.logger, { method, url: href, headers, body: typeof body === 'string' ? body : undefined });
-    let response: Response;
-    let text: string;
-    try {
-      response = await this.#transport.http(href, { method, headers, body: (body ?? null) as BodyInit | null, signal: options.signal ?? null });
-      text = await response.text();
-    } catch (error) {
-      throw transportError(error, `${url.origin}${url.pathname}`);
-    }
-    const responseHeaders: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      responseHeaders[name] = value;
-    });
-    if (this.#debug) logResponse(this.logger, href, response.status, responseHeaders, text);
-    return new OAuth2Response(response.status, responseHeaders, text, { parse: options.parse, snaky: options.snaky, hashClass: options.hashClass });
+    if (this.#debug) logRequest(this.logger, { method, url: url.href, headers, body: typeof body === 'string' ? body : undefined });
+    const result = await this.#transport.exchange({ method, url, headers, body, signal: options.signal });
+    if (this.#debug) logResponse(this.logger, url.href, result.status, result.headers, result.body);
+    return new OAuth2Response(result.status, result.headers, result.body, { parse: options.parse, snaky: options.snaky, hashClass: options.hashClass });
   }
 }
 

@@ -1,10 +1,20 @@
 /** `channel-graph/oauth2`: an OAuth 2.0 client on ky, typed from openapi/oauth2.yaml. */
 export { AccessToken, type AccessTokenOptions, type ModeOption, type RevokeOptions, type TokenMode } from './access-token.js';
-export { type AuthScheme, basicCredentials } from './client-auth.js';
+export { type AuthScheme, type BasicAuthEncoding, basicCredentials } from './client-auth.js';
 export { OAuth2Client, type GetTokenOptions, type OAuth2ClientOptions, type RequestOptions, type ResolvedClientOptions, type TokenParams } from './client.js';
 export { configure, type OAuth2Config } from './configure.js';
-export { type Logger, redactBody } from './debug-log.js';
-export { OAuth2ConnectionError, OAuth2Error, OAuth2TimeoutError } from './errors.js';
+export type { Logger } from './debug-log.js';
+export { redactBody } from './redact.js';
+export {
+  OAuth2AbortError,
+  OAuth2BaseError,
+  OAuth2ConnectionError,
+  OAuth2Error,
+  OAuth2ParseError,
+  OAuth2RedirectError,
+  OAuth2TimeoutError,
+  OAuth2UsageError,
+} from './errors.js';
 export type { SigningKey, SigningOptions } from './jwt.js';
 export type { Parsed, ParseMode, ParseOptions } from './parse.js';
 export { createPkce, type Pkce } from './pkce.js';

@@ -40,6 +40,25 @@ export function parseBody(body: string, contentType: string, options: ParseOptio
   return (options.hashClass ?? SnakyHash).convert(decoded) as SnakyHash | unknown[];
 }
 
+/**
+ * The JSON syntax error of a body whose content type (or `parse` mode) says JSON but which does not
+ * parse; undefined otherwise. `parsed` keeps such a body as its text; `getToken` raises with this.
+ */
+export function jsonSyntaxError(body: string, contentType: string, mode: ParseMode = 'automatic'): SyntaxError | undefined {
+  if (typeof mode === 'function' || formatOf(mode, contentType) !== 'json') return undefined;
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch (error) {
+    return error as SyntaxError;
+  }
+}
+
+/** Whether a content type is one of the JSON media types of `parsed` rule 7 (or any `+json` type). */
+export function isJsonContentType(contentType: string): boolean {
+  return formatOf('automatic', contentType) === 'json';
+}
+
 function formatOf(mode: Exclude<ParseMode, (body: string, contentType: string) => unknown>, contentType: string): 'json' | 'form' | 'text' {
   if (mode !== 'automatic') return mode;
   const essence = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
@@ -55,7 +74,7 @@ function decode(body: string, format: 'json' | 'form' | 'text'): unknown {
     try {
       return JSON.parse(body) as unknown;
     } catch {
-      return body; // a malformed JSON body stays readable as text
+      return body; // a malformed JSON body stays readable as text (a documented departure: see jsonSyntaxError)
     }
   }
   return body;

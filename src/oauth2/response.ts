@@ -1,5 +1,7 @@
+import { inspect } from 'node:util';
 import type { OAuth2Error } from './errors.js';
 import { type ParseOptions, type Parsed, parseBody } from './parse.js';
+import { redactBody, redactHeaders } from './redact.js';
 
 /** An HTTP response (reference: `OAuth2::Response`). Header names are lowercase. */
 export class OAuth2Response {
@@ -27,5 +29,11 @@ export class OAuth2Response {
   get parsed(): Parsed {
     this.#parsed ??= parseBody(this.body, this.contentType, this.#parseOptions);
     return this.#parsed;
+  }
+
+  /** `util.inspect` (so `console.log(error)` of an OAuth2Error too) shows headers and body with secrets redacted. */
+  [inspect.custom](depth: number, options: object): string {
+    const shown = { status: this.status, headers: redactHeaders(this.headers), body: redactBody(this.body) };
+    return `OAuth2Response ${inspect(shown, { ...options, depth })}`;
   }
 }

@@ -1,6 +1,6 @@
-import ky, { isTimeoutError, type KyInstance } from 'ky';
+import ky, { isTimeoutError, type KyInstance, type Options } from 'ky';
 import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from 'undici';
-import { OAuth2ConnectionError, OAuth2TimeoutError } from './errors.js';
+import { OAuth2AbortError, OAuth2ConnectionError, OAuth2TimeoutError } from './errors.js';
 
 /** TLS material for every HTTPS request of a client (reference: Wire behaviour 7, mutual TLS). */
 export interface TlsOptions {
@@ -11,7 +11,10 @@ export interface TlsOptions {
 }
 
 export interface ConnectionOptions {
-  /** Whole-request timeout in milliseconds (reference: `request.timeout`). */
+  /**
+   * Whole-exchange deadline in milliseconds — connect, headers and body (reference: `request.timeout`).
+   * Default 30 000: every call has a deadline.
+   */
   timeout?: number;
   /** TCP + TLS connect timeout in milliseconds (reference: `request.open_timeout`). */
   openTimeout?: number;
@@ -19,12 +22,46 @@ export interface ConnectionOptions {
   proxy?: string;
   paramsEncoder?: 'nested' | 'flat';
   tls?: TlsOptions;
+  /** Largest response body read, in bytes; a larger one fails with OAuth2ConnectionError. Default 8 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** One HTTP request as the client sends it. */
+export interface Exchange {
+  method: string;
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+  body: string | Uint8Array | undefined;
+  /** The caller's signal: aborting it ends the request with OAuth2AbortError. */
+  signal: AbortSignal | undefined;
+}
+
+/** The answer, read whole (header names lowercase). */
+export interface ExchangeResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
 export interface Transport {
   readonly http: KyInstance;
+  /**
+   * Sends one request and reads its whole body under one deadline (`timeout`), which covers the
+   * wait for the headers AND the body, and bounds the body at `maxResponseBytes`.
+   */
+  exchange(request: Exchange): Promise<ExchangeResult>;
   close(): Promise<void>;
 }
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The key under which `exchange` hands its own abort signal to `fetchThrough`. ky passes options it
+ * does not know to `fetch` as they are (ky `findUnknownOptions`), so the signal reaches undici
+ * directly — not through ky's `AbortSignal.any` and the Request's internally followed signal.
+ */
+const DEADLINE_SIGNAL = 'deadlineSignal';
 
 /**
  * The HTTP stack of one client: ky on undici's fetch with the client's own dispatcher, which carries
@@ -38,18 +75,92 @@ export function createTransport(options: ConnectionOptions, customize?: (instanc
     options.proxy === undefined
       ? new Agent({ connect })
       : new ProxyAgent({ uri: options.proxy, requestTls: connect, ...(options.openTimeout === undefined ? {} : { connect: { timeout: options.openTimeout } }) });
+  // ky's own timeout is off: it only covers the wait for the headers (ky utils/timeout.ts clears
+  // its timer when fetch resolves), so a body that stalls would hang. `exchange` keeps the deadline.
   const base = ky.create({
     fetch: fetchThrough(dispatcher),
     throwHttpErrors: false,
     retry: 0,
     redirect: 'manual',
-    timeout: options.timeout ?? false,
+    timeout: false,
   });
+  const http = customize === undefined ? base : customize(base);
+  const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   let closing: Promise<void> | undefined;
   return {
-    http: customize === undefined ? base : customize(base),
+    http,
+    exchange: (request) => exchange(http, request, timeoutMs, maxBytes),
     close: () => (closing ??= dispatcher.close()),
   };
+}
+
+/**
+ * The deadline is a plain timer and AbortController (not `AbortSignal.timeout`/`AbortSignal.any`,
+ * whose timeout Node 20 can lose once the signal is garbage-collected): the timer holds the
+ * controller, the controller's signal goes straight to undici, and the call also races the abort
+ * itself, so it settles on time even if an abort never reached the socket. The caller's signal is
+ * followed with an ordinary listener, removed when the exchange ends.
+ */
+async function exchange(http: KyInstance, request: Exchange, timeoutMs: number, maxBytes: number): Promise<ExchangeResult> {
+  const where = `${request.url.origin}${request.url.pathname}`;
+  const controller = new AbortController();
+  const abortedByCaller = (): void => controller.abort(new OAuth2AbortError(`request to ${where} was aborted by the caller's signal`, { cause: request.signal?.reason }));
+  const deadline = setTimeout(() => controller.abort(new OAuth2TimeoutError(`request to ${where} timed out after ${timeoutMs} ms`)), timeoutMs);
+  if (request.signal?.aborted === true) abortedByCaller();
+  else request.signal?.addEventListener('abort', abortedByCaller, { once: true });
+  const aborted = new Promise<never>((_resolve, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason as Error);
+    else controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true });
+  });
+  try {
+    return await Promise.race([perform(http, request, controller.signal, maxBytes, where), aborted]);
+  } catch (error) {
+    throw controller.signal.aborted ? controller.signal.reason : transportError(error, where);
+  } finally {
+    clearTimeout(deadline);
+    request.signal?.removeEventListener('abort', abortedByCaller);
+  }
+}
+
+async function perform(http: KyInstance, request: Exchange, signal: AbortSignal, maxBytes: number, where: string): Promise<ExchangeResult> {
+  const init: Options & { [DEADLINE_SIGNAL]: AbortSignal } = {
+    method: request.method,
+    headers: request.headers,
+    body: (request.body ?? null) as BodyInit | null,
+    [DEADLINE_SIGNAL]: signal,
+  };
+  const response = await http(request.url.href, init);
+  const body = await readBounded(response, maxBytes, where);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: response.status, headers, body };
+}
+
+/** The body as text, refused (and the connection released) beyond `maxBytes`, declared or actual. */
+async function readBounded(response: Response, maxBytes: number, where: string): Promise<string> {
+  const tooLarge = () => new OAuth2ConnectionError(`the response from ${where} exceeds ${maxBytes} bytes (connection.maxResponseBytes)`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -59,13 +170,14 @@ export function createTransport(options: ConnectionOptions, customize?: (instanc
 function fetchThrough(dispatcher: Dispatcher): typeof globalThis.fetch {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
+    const deadlineSignal = (init as { [DEADLINE_SIGNAL]?: AbortSignal } | undefined)?.[DEADLINE_SIGNAL];
     const body = request.body === null ? undefined : await request.arrayBuffer();
     const response = await undiciFetch(request.url, {
       method: request.method,
       headers: [...request.headers],
       body,
       redirect: request.redirect,
-      signal: request.signal,
+      signal: deadlineSignal ?? request.signal,
       dispatcher,
     });
     return response as unknown as Response;
@@ -75,9 +187,9 @@ function fetchThrough(dispatcher: Dispatcher): typeof globalThis.fetch {
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Maps a failure of the HTTP stack to the library's errors; `where` is the URL without its query. */
-export function transportError(error: unknown, where: string): unknown {
+function transportError(error: unknown, where: string): unknown {
+  // A ky instance customised with its own `timeout` raises ky's TimeoutError.
   if (isTimeoutError(error)) return new OAuth2TimeoutError(`request to ${where} timed out`, { cause: error });
-  if (error instanceof Error && error.name === 'AbortError') return error;
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   if (code !== undefined && TIMEOUT_CODES.has(code)) return new OAuth2TimeoutError(`request to ${where} timed out (${code})`, { cause: error });
