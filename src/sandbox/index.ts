@@ -5,13 +5,14 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AUTHORIZE_PATH, AuthorizationCodes, handleAuthorizeEndpoint } from './authorize-endpoint.js';
 import { handleControlApi } from './control-api.js';
 import { sandboxCredentials, type SandboxCredentials } from './credentials.js';
 import { FaultInjector } from './faults.js';
 import { BodyTooLargeError, sendProblem } from './http-kit.js';
 import { handleMembershipApi } from './membership-api.js';
 import { MembershipDataset } from './membership-data.js';
-import { TOKEN_PATH, handleTokenEndpoint } from './oauth-endpoint.js';
+import { REVOKE_PATH, TOKEN_PATH, handleRevokeEndpoint, handleTokenEndpoint } from './oauth-endpoint.js';
 import type { SandboxState } from './state.js';
 import { TokenAuthority } from './tokens.js';
 import { handleVideoApi } from './video-api.js';
@@ -58,6 +59,7 @@ function createState(options: SandboxOptions): SandboxState {
     membership: new MembershipDataset(seed, options.patrons ?? 40),
     video: new VideoDataset(seed, options.videoMembers ?? 15, options.subscribers),
     tokens: new TokenAuthority(seed, options.accessTokenTtlSeconds ?? 3600, credentials),
+    codes: new AuthorizationCodes(),
     faults: new FaultInjector(seed),
     requests: { token: 0, campaign: 0, members: 0, sponsorships: 0, channels: 0, dashboard: 0, webhook: 0 },
   };
@@ -66,6 +68,8 @@ function createState(options: SandboxOptions): SandboxState {
 async function route(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', state.baseUrl);
   if (url.pathname === TOKEN_PATH) return handleTokenEndpoint(state, req, res);
+  if (url.pathname === REVOKE_PATH) return handleRevokeEndpoint(state, req, res);
+  if (url.pathname === AUTHORIZE_PATH) return handleAuthorizeEndpoint(state, req, res, url);
   if (await handleMembershipApi(state, req, res, url)) return;
   if (await handleVideoApi(state, req, res, url)) return;
   if (await handleControlApi(state, req, res, url)) return;

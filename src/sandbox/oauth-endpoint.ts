@@ -1,13 +1,17 @@
 /**
- * The membership platform's token endpoint (RFC 6749 §3.2), refresh_token grant only (§6), with
- * client authentication (§2.3.1: HTTP Basic or body parameters) and refresh-token rotation.
+ * The membership platform's token endpoint (RFC 6749 §3.2) — authorization_code with PKCE (§4.1.3,
+ * RFC 7636 §4.6), client_credentials (§4.4) and refresh_token with rotation (§6) — and its
+ * revocation endpoint (RFC 7009), both with client authentication (§2.3.1: HTTP Basic or body
+ * parameters, not both).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { readBody, sendJson } from './http-kit.js';
 import type { SandboxState } from './state.js';
+import { SANDBOX_SCOPE } from './tokens.js';
 
 export const TOKEN_PATH = '/api/oauth2/token';
+export const REVOKE_PATH = '/api/oauth2/revoke';
 
 /** RFC 6749 §5.1/§5.2 responses carry Cache-Control: no-store and Pragma: no-cache. */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -38,16 +42,19 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-export async function handleTokenEndpoint(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  state.requests.token += 1;
+/**
+ * The form parameters of a POST to the token or revocation endpoint, once the client has
+ * authenticated; null when an error answer was sent.
+ */
+async function authenticatedForm(state: SandboxState, req: IncomingMessage, res: ServerResponse, what: string): Promise<URLSearchParams | null> {
   if (req.method !== 'POST') {
-    sendOAuthError(res, 405, 'invalid_request', 'the token endpoint accepts POST only', { allow: 'POST' });
-    return;
+    sendOAuthError(res, 405, 'invalid_request', `the ${what} endpoint accepts POST only`, { allow: 'POST' });
+    return null;
   }
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (contentType !== 'application/x-www-form-urlencoded') {
     sendOAuthError(res, 400, 'invalid_request', 'the request body must be application/x-www-form-urlencoded (RFC 6749 §4.1.3)');
-    return;
+    return null;
   }
   const params = new URLSearchParams((await readBody(req)).toString('utf8'));
   // §2.3.1: the client authenticates with one method only.
@@ -56,32 +63,85 @@ export async function handleTokenEndpoint(state: SandboxState, req: IncomingMess
   const bodySecret = params.get('client_secret');
   if (basic !== undefined && bodySecret !== null) {
     sendOAuthError(res, 400, 'invalid_request', 'the client authenticated with more than one method');
-    return;
+    return null;
   }
   const client = basic ?? (bodyId !== null && bodySecret !== null ? { id: bodyId, secret: bodySecret } : null);
   const { clientId, clientSecret } = state.credentials;
   if (!client || !safeEqual(client.id, clientId) || !safeEqual(client.secret, clientSecret)) {
     sendOAuthError(res, 401, 'invalid_client', 'client authentication failed', basic !== undefined ? { 'www-authenticate': 'Basic realm="sandbox"' } : {});
-    return;
+    return null;
   }
+  return params;
+}
+
+/** §3.3: the requested scope must be a subset of what the sandbox grants; absent means all of it. */
+function grantedScope(requested: string | null): string | null {
+  if (requested === null || requested.trim() === '') return SANDBOX_SCOPE;
+  const grantable = new Set(SANDBOX_SCOPE.split(' '));
+  const scopes = requested.split(' ').filter((scope) => scope !== '');
+  return scopes.every((scope) => grantable.has(scope)) ? scopes.join(' ') : null;
+}
+
+export async function handleTokenEndpoint(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  state.requests.token += 1;
+  const params = await authenticatedForm(state, req, res, 'token');
+  if (params === null) return;
   const grantType = params.get('grant_type');
-  if (grantType === null) {
-    sendOAuthError(res, 400, 'invalid_request', 'grant_type is missing');
+  switch (grantType) {
+    case null:
+      sendOAuthError(res, 400, 'invalid_request', 'grant_type is missing');
+      return;
+    case 'authorization_code': {
+      const code = params.get('code');
+      if (!code) {
+        sendOAuthError(res, 400, 'invalid_request', 'code is missing');
+        return;
+      }
+      const redeemed = state.codes.redeem(code, state.credentials.clientId, params.get('redirect_uri'), params.get('code_verifier'));
+      if (!redeemed.ok) {
+        sendOAuthError(res, 400, 'invalid_grant', redeemed.description);
+        return;
+      }
+      sendJson(res, 200, state.tokens.issue(redeemed.scope, true), 'application/json; charset=utf-8', NO_STORE);
+      return;
+    }
+    case 'client_credentials': {
+      const scope = grantedScope(params.get('scope'));
+      if (scope === null) {
+        sendOAuthError(res, 400, 'invalid_scope', `the sandbox grants ${SANDBOX_SCOPE}`);
+        return;
+      }
+      sendJson(res, 200, state.tokens.issue(scope, false), 'application/json; charset=utf-8', NO_STORE);
+      return;
+    }
+    case 'refresh_token': {
+      const refreshToken = params.get('refresh_token');
+      if (!refreshToken) {
+        sendOAuthError(res, 400, 'invalid_request', 'refresh_token is missing');
+        return;
+      }
+      const issued = state.tokens.rotate(refreshToken);
+      if (!issued) {
+        sendOAuthError(res, 400, 'invalid_grant', 'the refresh token is invalid, expired or was already used');
+        return;
+      }
+      sendJson(res, 200, issued, 'application/json; charset=utf-8', NO_STORE);
+      return;
+    }
+    default:
+      sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here; use authorization_code, client_credentials or refresh_token`);
+  }
+}
+
+/** POST /api/oauth2/revoke (RFC 7009 §2.1): 200 whether or not the token was known (§2.2). */
+export async function handleRevokeEndpoint(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const params = await authenticatedForm(state, req, res, 'revocation');
+  if (params === null) return;
+  const token = params.get('token');
+  if (!token) {
+    sendOAuthError(res, 400, 'invalid_request', 'token is missing');
     return;
   }
-  if (grantType !== 'refresh_token') {
-    sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here; use refresh_token`);
-    return;
-  }
-  const refreshToken = params.get('refresh_token');
-  if (!refreshToken) {
-    sendOAuthError(res, 400, 'invalid_request', 'refresh_token is missing');
-    return;
-  }
-  const issued = state.tokens.rotate(refreshToken);
-  if (!issued) {
-    sendOAuthError(res, 400, 'invalid_grant', 'the refresh token is invalid, expired or was already used');
-    return;
-  }
-  sendJson(res, 200, issued, 'application/json; charset=utf-8', NO_STORE);
+  state.tokens.revoke(token);
+  res.writeHead(200, { ...NO_STORE, 'content-length': '0' }).end();
 }

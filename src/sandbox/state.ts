@@ -1,4 +1,5 @@
 /** Everything one running sandbox holds; each startSandbox() builds its own (no global state). */
+import type { AuthorizationCodes } from './authorize-endpoint.js';
 import type { SandboxCredentials } from './credentials.js';
 import type { FaultInjector } from './faults.js';
 import type { MembershipDataset } from './membership-data.js';
@@ -16,6 +17,8 @@ export interface SandboxState {
   membership: MembershipDataset;
   video: VideoDataset;
   tokens: TokenAuthority;
+  /** Codes of the authorization endpoint, waiting for the token endpoint. */
+  codes: AuthorizationCodes;
   faults: FaultInjector;
   requests: Record<EndpointName, number>;
 }

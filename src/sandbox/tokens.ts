@@ -15,23 +15,28 @@ interface TokenClaims {
   /** Expiry, ms since epoch; null for refresh tokens (they live until used). */
   exp: number | null;
   serial: number;
+  /** The granted scope (absent in tokens issued before scopes were recorded: the full scope). */
+  scope?: string;
 }
 
 export interface IssuedTokens {
   access_token: string;
-  refresh_token: string;
+  refresh_token?: string;
   expires_in: number;
   token_type: 'Bearer';
   scope: string;
 }
 
-const SANDBOX_SCOPE = 'identity campaigns campaigns.members';
+/** Every scope the sandbox grants; the default when a request names none. */
+export const SANDBOX_SCOPE = 'identity campaigns campaigns.members';
 
 export type AccessCheck = { ok: true } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
 
 export class TokenAuthority {
   readonly #key: Buffer;
   readonly #usedRefreshSerials = new Set<number>();
+  /** Access tokens revoked through the revocation endpoint (RFC 7009). */
+  readonly #revokedAccessSerials = new Set<number>();
   readonly #fixedAccess: string;
   readonly #fixedRefresh: string;
   readonly #startedAt = Date.now();
@@ -39,6 +44,7 @@ export class TokenAuthority {
   /** Access tokens issued before this instant are expired (POST /__sandbox/expire-tokens). */
   #expiredBefore = 0;
   #fixedRefreshUsed = false;
+  #fixedAccessRevoked = false;
 
   constructor(
     seed: number,
@@ -54,12 +60,13 @@ export class TokenAuthority {
   checkAccess(token: string | undefined): AccessCheck {
     if (!token) return { ok: false, reason: 'missing' };
     if (token === this.#fixedAccess) {
+      if (this.#fixedAccessRevoked) return { ok: false, reason: 'invalid' };
       // The documented initial access token lives one TTL from start-up, like any other.
       const issued = this.#startedAt;
       return this.#isExpired(issued, issued + this.accessTokenTtlSeconds * 1000) ? { ok: false, reason: 'expired' } : { ok: true };
     }
     const claims = this.#verify(token);
-    if (!claims || claims.kind !== 'access') return { ok: false, reason: 'invalid' };
+    if (!claims || claims.kind !== 'access' || this.#revokedAccessSerials.has(claims.serial)) return { ok: false, reason: 'invalid' };
     return this.#isExpired(claims.iat, claims.exp ?? 0) ? { ok: false, reason: 'expired' } : { ok: true };
   }
 
@@ -71,12 +78,37 @@ export class TokenAuthority {
     if (refreshToken === this.#fixedRefresh) {
       if (this.#fixedRefreshUsed) return null;
       this.#fixedRefreshUsed = true;
-      return this.#issuePair();
+      return this.issue(SANDBOX_SCOPE, true);
     }
     const claims = this.#verify(refreshToken);
     if (!claims || claims.kind !== 'refresh' || this.#usedRefreshSerials.has(claims.serial)) return null;
     this.#usedRefreshSerials.add(claims.serial);
-    return this.#issuePair();
+    return this.issue(claims.scope ?? SANDBOX_SCOPE, true);
+  }
+
+  /** A new access token for `scope`, with a refresh token when `withRefreshToken` (not for client_credentials, RFC 6749 §4.4.3). */
+  issue(scope: string, withRefreshToken: boolean): IssuedTokens {
+    const now = Date.now();
+    const issued: IssuedTokens = {
+      access_token: this.#sign({ kind: 'access', iat: now, exp: now + this.accessTokenTtlSeconds * 1000, serial: this.#nextSerial(), scope }),
+      expires_in: this.accessTokenTtlSeconds,
+      token_type: 'Bearer',
+      scope,
+    };
+    if (withRefreshToken) issued.refresh_token = this.#sign({ kind: 'refresh', iat: now, exp: null, serial: this.#nextSerial(), scope });
+    return issued;
+  }
+
+  /**
+   * RFC 7009 §2.1: an access token stops being accepted; a refresh token can no longer be used.
+   * An unknown or invalid token is ignored (§2.2: the answer is the same).
+   */
+  revoke(token: string): void {
+    if (token === this.#fixedAccess) this.#fixedAccessRevoked = true;
+    else if (token === this.#fixedRefresh) this.#fixedRefreshUsed = true;
+    const claims = this.#verify(token);
+    if (claims?.kind === 'access') this.#revokedAccessSerials.add(claims.serial);
+    else if (claims?.kind === 'refresh') this.#usedRefreshSerials.add(claims.serial);
   }
 
   /** Every access token issued so far is expired from now on. */
@@ -86,17 +118,6 @@ export class TokenAuthority {
 
   #isExpired(iat: number, exp: number): boolean {
     return exp <= Date.now() || iat < this.#expiredBefore;
-  }
-
-  #issuePair(): IssuedTokens {
-    const now = Date.now();
-    return {
-      access_token: this.#sign({ kind: 'access', iat: now, exp: now + this.accessTokenTtlSeconds * 1000, serial: this.#nextSerial() }),
-      refresh_token: this.#sign({ kind: 'refresh', iat: now, exp: null, serial: this.#nextSerial() }),
-      expires_in: this.accessTokenTtlSeconds,
-      token_type: 'Bearer',
-      scope: SANDBOX_SCOPE,
-    };
   }
 
   #nextSerial(): number {
