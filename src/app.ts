@@ -7,12 +7,13 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
+import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
 import { SnapshotStore } from './channel/snapshot-store.js';
 import { createVideoMembersSource, createVideoStatsSource } from './channel/video.js';
 import type { ChannelConfig, MembershipSettings, VideoSettings } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { createRestHandler } from './http/rest-handler.js';
-import { FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenStore } from './oauth2/index.js';
+import { MemoryTokenStore } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
 
 type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
@@ -32,8 +33,7 @@ export interface ChannelApp {
   close(): Promise<void>;
 }
 
-/** Membership token file under DATA_DIR: the rotated refresh token survives a restart there. */
-export const MEMBERSHIP_TOKEN_FILE = 'membership-token.json';
+export { MEMBERSHIP_TOKEN_FILE } from './channel/membership-oauth.js';
 
 /** How long close() lets requests in flight finish before cutting their connections. */
 const CLOSE_GRACE_MS = 5_000;
@@ -42,24 +42,6 @@ const CLOSE_GRACE_MS = 5_000;
 function isGraphRequest(request: IncomingMessage): boolean {
   const url = request.url ?? '/';
   return url.startsWith('/graphql') && (url.length === 8 || url[8] === '?' || url[8] === '/');
-}
-
-/**
- * The membership platform's OAuth2 token keeper. The tokens from `.env` seed it; rotated tokens are
- * persisted to `tokenStore`, which takes precedence on the next start while it descends from the
- * same seed (a new seed in `.env` wins), so a restart never reuses a dead refresh token.
- */
-function createMembershipKeeper(settings: MembershipSettings, tokenStore: TokenStore): TokenKeeper {
-  // The platform authenticates the client with id and secret in the form body (RFC 6749 §2.3.1).
-  const client = new OAuth2Client(settings.clientId, settings.clientSecret, {
-    site: settings.apiBase,
-    tokenUrl: '/api/oauth2/token',
-    authScheme: 'request_body',
-  });
-  return new TokenKeeper(client, {
-    initial: { access_token: settings.accessToken, refresh_token: settings.refreshToken },
-    store: tokenStore,
-  });
 }
 
 /** The upstream settings that point both platforms at a running sandbox with its test credentials. */
@@ -109,9 +91,9 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // Sandbox data never shares a directory with real data, so switching to live mode never serves it;
   // the sandbox's tokens die with it, so they are not persisted.
   const dataDir = sandbox !== undefined ? join(config.dataDir, 'sandbox') : config.dataDir;
-  const tokenStore = sandbox !== undefined ? new MemoryTokenStore() : new FileTokenStore(join(dataDir, MEMBERSHIP_TOKEN_FILE));
+  const tokenStore = sandbox !== undefined ? new MemoryTokenStore() : createMembershipTokenStore(dataDir);
 
-  const keeper = createMembershipKeeper(upstream.membership, tokenStore);
+  const keeper = createMembershipKeeper(createMembershipOAuthClient(upstream.membership), upstream.membership, tokenStore);
   const store = new SnapshotStore({
     sources: {
       membership: createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }),

@@ -16,8 +16,9 @@ export interface MembershipSettings {
   apiBase: string;
   clientId: string;
   clientSecret: string;
-  accessToken: string;
-  refreshToken: string;
+  /** The seed tokens of `.env`; both absent when the token comes from `npm run authorize` (the token store). */
+  accessToken?: string;
+  refreshToken?: string;
   campaignId: string;
   webhookSecret: string;
 }
@@ -55,14 +56,9 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** The membership credentials: all set (live mode) or all unset (sandbox mode). */
-const MEMBERSHIP_CREDENTIALS = [
-  'MEMBERSHIP_CLIENT_ID',
-  'MEMBERSHIP_CLIENT_SECRET',
-  'MEMBERSHIP_ACCESS_TOKEN',
-  'MEMBERSHIP_REFRESH_TOKEN',
-  'MEMBERSHIP_CAMPAIGN_ID',
-  'MEMBERSHIP_WEBHOOK_SECRET',
-] as const;
+const MEMBERSHIP_CREDENTIALS = ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRET', 'MEMBERSHIP_CAMPAIGN_ID', 'MEMBERSHIP_WEBHOOK_SECRET'] as const;
+/** The seed tokens: both or neither (then `npm run authorize` has put the token in the token store). */
+const MEMBERSHIP_SEED_TOKENS = ['MEMBERSHIP_ACCESS_TOKEN', 'MEMBERSHIP_REFRESH_TOKEN'] as const;
 
 const DEFAULTS = {
   PORT: 4000,
@@ -147,7 +143,7 @@ export function loadMembersConfig(path: string): MembersConfig {
 }
 
 function readUpstream(env: Env, file: string, cwd: string): UpstreamSettings {
-  const given = MEMBERSHIP_CREDENTIALS.filter((name) => (env[name] ?? '') !== '');
+  const given = [...MEMBERSHIP_CREDENTIALS, ...MEMBERSHIP_SEED_TOKENS].filter((name) => (env[name] ?? '') !== '');
   if (given.length === 0) return { mode: 'sandbox' };
   const missing = MEMBERSHIP_CREDENTIALS.find((name) => (env[name] ?? '') === '');
   if (missing !== undefined) {
@@ -157,11 +153,7 @@ function readUpstream(env: Env, file: string, cwd: string): UpstreamSettings {
   return {
     mode: 'live',
     membership: {
-      apiBase: readPublic(env, 'MEMBERSHIP_API_BASE', file),
-      clientId: value('MEMBERSHIP_CLIENT_ID'),
-      clientSecret: value('MEMBERSHIP_CLIENT_SECRET'),
-      accessToken: value('MEMBERSHIP_ACCESS_TOKEN'),
-      refreshToken: value('MEMBERSHIP_REFRESH_TOKEN'),
+      ...readMembershipClient(env, file),
       campaignId: value('MEMBERSHIP_CAMPAIGN_ID'),
       webhookSecret: value('MEMBERSHIP_WEBHOOK_SECRET'),
     },
@@ -170,6 +162,30 @@ function readUpstream(env: Env, file: string, cwd: string): UpstreamSettings {
       members: loadMembersConfig(resolve(cwd, readPublic(env, 'MEMBERS_CONFIG', file))),
     },
   };
+}
+
+/** The OAuth2 client of the membership platform and the seed tokens, if `.env` holds them. */
+function readMembershipClient(env: Env, file: string): Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret' | 'accessToken' | 'refreshToken'> {
+  for (const name of ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRET'] as const) {
+    if ((env[name] ?? '') === '') throw new ConfigError(file, name, 'expected a value: the OAuth client of the membership platform (its developer portal shows it)');
+  }
+  const tokens = MEMBERSHIP_SEED_TOKENS.filter((name) => (env[name] ?? '') !== '');
+  const missingToken = MEMBERSHIP_SEED_TOKENS.find((name) => (env[name] ?? '') === '');
+  if (tokens.length > 0 && missingToken !== undefined) {
+    throw new ConfigError(file, missingToken, `expected a value: set both seed tokens or neither (npm run authorize keeps the token under DATA_DIR); ${tokens.join(', ')} set`);
+  }
+  return {
+    apiBase: readPublic(env, 'MEMBERSHIP_API_BASE', file),
+    clientId: env.MEMBERSHIP_CLIENT_ID as string,
+    clientSecret: env.MEMBERSHIP_CLIENT_SECRET as string,
+    ...(tokens.length === 0 ? {} : { accessToken: env.MEMBERSHIP_ACCESS_TOKEN, refreshToken: env.MEMBERSHIP_REFRESH_TOKEN }),
+  };
+}
+
+/** What `npm run authorize` needs: the membership platform's OAuth client, the seed tokens and DATA_DIR. */
+export interface AuthorizeConfig {
+  membership: Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret' | 'accessToken' | 'refreshToken'>;
+  dataDir: string;
 }
 
 export interface LoadConfigOptions {
@@ -181,12 +197,22 @@ export interface LoadConfigOptions {
   envFile?: string;
 }
 
-/** Reads and validates the whole configuration; throws ConfigError (one line) on the first bad value. */
-export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
+function readEnvironment(options: LoadConfigOptions): { cwd: string; file: string; env: Env } {
   const cwd = options.cwd ?? process.cwd();
   const processEnv = options.env ?? process.env;
   const file = options.envFile ?? processEnv.ENV_FILE ?? '.env';
-  const env: Env = { ...readEnvFile(resolve(cwd, file)), ...processEnv };
+  return { cwd, file, env: { ...readEnvFile(resolve(cwd, file)), ...processEnv } };
+}
+
+/** Reads the part of the configuration `npm run authorize` uses (no campaign, webhook or members.json needed yet). */
+export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeConfig {
+  const { cwd, file, env } = readEnvironment(options);
+  return { membership: readMembershipClient(env, file), dataDir: resolve(cwd, readPublic(env, 'DATA_DIR', file)) };
+}
+
+/** Reads and validates the whole configuration; throws ConfigError (one line) on the first bad value. */
+export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
+  const { cwd, file, env } = readEnvironment(options);
   let graph: GraphSettings;
   try {
     graph = readGraphSettings(env);

@@ -45,9 +45,24 @@ export class TokenKeeper {
 
   /** A usable token: refreshed first when expired or within the leeway (concurrent callers share one refresh). */
   async token(): Promise<AccessToken> {
-    const current = await (this.#current ??= this.load());
+    const current = await this.current();
     if (!current.expired(Date.now() + this.#leewayMs) || current.refreshToken === undefined) return current;
     return this.refresh();
+  }
+
+  /** The token held now (loaded from the store or `initial` on first use), without refreshing it. */
+  current(): Promise<AccessToken> {
+    return (this.#current ??= this.load());
+  }
+
+  /**
+   * Holds `token` from now on and saves it to the store with this keeper's seed fingerprint, so a
+   * later keeper with the same `initial` resumes from it (a login command obtains a token this way).
+   * A failed save rejects: the caller has no other copy.
+   */
+  async replace(token: AccessToken): Promise<void> {
+    if (this.#store !== undefined) await this.#store.save(this.storedHash(token));
+    this.#current = Promise.resolve(token);
   }
 
   /** Refreshes now. N concurrent calls → one token-endpoint request; the rotated token is saved to the store. */
@@ -74,20 +89,24 @@ export class TokenKeeper {
   }
 
   private async rotate(): Promise<AccessToken> {
-    const current = await (this.#current ??= this.load());
+    const current = await this.current();
     const next = await current.refresh();
     this.#current = Promise.resolve(next);
     if (this.#store !== undefined) {
-      const hash: TokenHash = next.toHash();
-      if (this.#seed !== undefined) hash[SEED_KEY] = this.#seed;
       try {
-        await this.#store.save(hash);
+        await this.#store.save(this.storedHash(next));
       } catch (error) {
         // The new token works and is held in memory; the next rotation saves again.
         this.client.logger.warn(`TokenKeeper: saving the refreshed token failed: ${(error as Error).message}`);
       }
     }
     return next;
+  }
+
+  private storedHash(token: AccessToken): TokenHash {
+    const hash: TokenHash = token.toHash();
+    if (this.#seed !== undefined) hash[SEED_KEY] = this.#seed;
+    return hash;
   }
 
   private async load(): Promise<AccessToken> {

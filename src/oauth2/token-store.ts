@@ -1,4 +1,4 @@
-import { rename } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
@@ -7,6 +7,8 @@ import type { TokenHash } from './types.js';
 export interface TokenStore {
   load(): Promise<TokenHash | null>;
   save(token: TokenHash): Promise<void>;
+  /** Forgets the token (after revocation); nothing to forget is not an error. */
+  clear(): Promise<void>;
 }
 
 /** Keeps the token in process memory only. */
@@ -19,6 +21,11 @@ export class MemoryTokenStore implements TokenStore {
 
   save(token: TokenHash): Promise<void> {
     this.#token = { ...token };
+    return Promise.resolve();
+  }
+
+  clear(): Promise<void> {
+    this.#token = null;
     return Promise.resolve();
   }
 }
@@ -55,5 +62,9 @@ export class FileTokenStore implements TokenStore {
 
   save(token: TokenHash): Promise<void> {
     return writeFileAtomic(this.path, JSON.stringify(token), { mode: 0o600, renameFile: (from, to) => this.#operations.rename(from, to) });
+  }
+
+  clear(): Promise<void> {
+    return rm(this.path, { force: true });
   }
 }

@@ -158,7 +158,7 @@ describe('TokenKeeper', () => {
     const warnings: string[] = [];
     const client = new OAuth2Client('keeper-client', 'keeper-secret', { site: server.url, logger: { debug: () => undefined, warn: (m: string) => warnings.push(m) } });
     clients.push(client);
-    const failing = { load: () => Promise.resolve(null), save: () => Promise.reject(new Error('disk full')) };
+    const failing = { load: () => Promise.resolve(null), save: () => Promise.reject(new Error('disk full')), clear: () => Promise.resolve() };
     const keeper = new TokenKeeper(client, { initial: expired, store: failing });
     const token = await keeper.token();
     expect(token.token).toBe(`access-${server.issued()}`);
