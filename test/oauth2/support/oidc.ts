@@ -10,7 +10,7 @@ export interface RunningProvider {
   provider: Provider;
   /** Private key of the `jwt-client` (private_key_jwt), as a JWK with kid. */
   clientPrivateJwk: JWK;
-  secrets: { basic: string; post: string; web: string };
+  secrets: { basic: string; post: string; web: string; cli: string; reserved: string };
   close(): Promise<void>;
 }
 
@@ -19,12 +19,26 @@ export interface RunningProvider {
  * answered programmatically: any request to /interaction/:uid logs in `user-1` and grants the
  * requested scopes through `provider.interactionFinished`.
  */
-export async function startProvider(): Promise<RunningProvider> {
+export interface ProviderOptions {
+  /** Endpoint paths (oidc-provider `routes`), e.g. the membership platform's to drive `npm run authorize`. */
+  routes?: { authorization?: string; token?: string; revocation?: string };
+}
+
+/** The id of a client whose id and secret hold characters that Basic credentials must encode. */
+export const RESERVED_CLIENT_ID = 'reserved:client id+/=';
+
+export async function startProvider(options: ProviderOptions = {}): Promise<RunningProvider> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const clientPublicJwk = { ...(await exportJWK(publicKey)), kid: 'client-key-1', alg: 'RS256', use: 'sig' };
   const clientPrivateJwk = { ...(await exportJWK(privateKey)), kid: 'client-key-1', alg: 'RS256' };
   // Secrets with characters that RFC 6749 §2.3.1 form-encoding changes (space, +, %, :).
-  const secrets = { basic: 'basic secret+%:x-0123456789abcdef', post: 'post-secret-0123456789abcdef', web: 'web-secret-0123456789abcdef' };
+  const secrets = {
+    basic: 'basic secret+%:x-0123456789abcdef',
+    post: 'post-secret-0123456789abcdef',
+    web: 'web-secret-0123456789abcdef',
+    cli: 'cli-secret-0123456789abcdef',
+    reserved: 'se cr+et/=:%-0123456789abcdef',
+  };
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -33,6 +47,17 @@ export async function startProvider(): Promise<RunningProvider> {
     clients: [
       { client_id: 'basic-client', client_secret: secrets.basic, token_endpoint_auth_method: 'client_secret_basic', ...m2m },
       { client_id: 'post-client', client_secret: secrets.post, token_endpoint_auth_method: 'client_secret_post', ...m2m },
+      { client_id: RESERVED_CLIENT_ID, client_secret: secrets.reserved, token_endpoint_auth_method: 'client_secret_basic', ...m2m },
+      {
+        // A native app (RFC 8252): its loopback redirect URI matches on any port (§7.3).
+        client_id: 'cli-app',
+        client_secret: secrets.cli,
+        application_type: 'native',
+        token_endpoint_auth_method: 'client_secret_post',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+      },
       { client_id: 'jwt-client', token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'RS256', jwks: { keys: [clientPublicJwk] }, ...m2m },
       {
         client_id: 'web-app',
@@ -44,6 +69,7 @@ export async function startProvider(): Promise<RunningProvider> {
       },
     ],
     scopes: ['openid', 'offline_access', 'api:read'],
+    ...(options.routes === undefined ? {} : { routes: options.routes }),
     features: {
       clientCredentials: { enabled: true },
       revocation: { enabled: true, allowedPolicy: () => Promise.resolve(true) },
