@@ -74,8 +74,11 @@ export type ResolvedClientOptions = Readonly<
     Required<Pick<OAuth2ClientOptions, 'authorizeUrl' | 'tokenUrl' | 'revokeUrl' | 'authScheme' | 'basicAuthEncoding' | 'raiseErrors' | 'maxRedirects'>>
 >;
 
-/** Any token request: a grant's parameters, provider extensions and per-call headers. */
-export type TokenParams = Partial<TokenRequest> & Params & HeaderParams;
+/**
+ * Any token request: a grant's parameters as the contract types them, or an extension grant (RFC 6749
+ * §4.5: any absolute URI as `grant_type`), provider extensions and per-call headers.
+ */
+export type TokenParams = (Partial<TokenRequest> | { grant_type: string & {} }) & Params & HeaderParams;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

@@ -44,10 +44,10 @@ export async function startNodeOAuth2Server(): Promise<RunningNodeServer> {
   const model = {
     getClient: (id: string, secret: string | null) => {
       const client = clients.get(id);
-      if (client === undefined) return Promise.resolve(false);
+      if (client === undefined) return Promise.resolve(undefined);
       // The authorization endpoint looks a client up without a secret (null); a token request that
       // carries one must match (the handler itself refuses a confidential client that sends none).
-      if (secret !== null && secret !== undefined && secret !== client.secret) return Promise.resolve(false);
+      if (secret !== null && secret !== undefined && secret !== client.secret) return Promise.resolve(undefined);
       return Promise.resolve(client);
     },
     saveToken: (token: StoredToken, client: Client, owner: OAuth2Server.User) => {
@@ -56,18 +56,18 @@ export async function startNodeOAuth2Server(): Promise<RunningNodeServer> {
       if (token.refreshToken !== undefined) refreshTokens.set(token.refreshToken, saved);
       return Promise.resolve(saved);
     },
-    getAccessToken: (token: string) => Promise.resolve(accessTokens.get(token) ?? false),
-    getRefreshToken: (token: string) => Promise.resolve((refreshTokens.get(token) as OAuth2Server.RefreshToken | undefined) ?? false),
+    getAccessToken: (token: string) => Promise.resolve(accessTokens.get(token)),
+    getRefreshToken: (token: string) => Promise.resolve((refreshTokens.get(token) as OAuth2Server.RefreshToken | undefined)),
     // Called by the refresh grant on the used refresh token: rotation.
     revokeToken: (token: OAuth2Server.RefreshToken) => Promise.resolve(refreshTokens.delete(token.refreshToken)),
-    getUser: (username: string, password: string) => Promise.resolve(username === user.username && password === user.password ? { id: 'user-alice' } : false),
+    getUser: (username: string, password: string) => Promise.resolve(username === user.username && password === user.password ? { id: 'user-alice' } : undefined),
     getUserFromClient: (client: Client) => Promise.resolve({ id: `client:${client.id}` }),
     saveAuthorizationCode: (code: OAuth2Server.AuthorizationCode, client: Client, owner: OAuth2Server.User) => {
       const saved = { ...code, client, user: owner };
       codes.set(code.authorizationCode, saved);
       return Promise.resolve(saved);
     },
-    getAuthorizationCode: (code: string) => Promise.resolve(codes.get(code) ?? false),
+    getAuthorizationCode: (code: string) => Promise.resolve(codes.get(code)),
     revokeAuthorizationCode: (code: OAuth2Server.AuthorizationCode) => Promise.resolve(codes.delete(code.authorizationCode)),
     validateScope: (_user: OAuth2Server.User, _client: Client, scope?: string[]) => Promise.resolve(scope ?? ['read']),
   };
@@ -84,7 +84,7 @@ export async function startNodeOAuth2Server(): Promise<RunningNodeServer> {
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const body = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-    const request = new OAuth2Server.Request({ method: req.method ?? 'GET', query: Object.fromEntries(url.searchParams), headers: req.headers, body });
+    const request = new OAuth2Server.Request({ method: req.method ?? 'GET', query: Object.fromEntries(url.searchParams), headers: req.headers as Record<string, string>, body });
     const response = new OAuth2Server.Response();
     try {
       if (url.pathname === '/oauth/token') await oauth.token(request, response);
@@ -117,7 +117,7 @@ export async function startNodeOAuth2Server(): Promise<RunningNodeServer> {
       return { id: body.client_id ?? '', secret: body.client_secret ?? null };
     })();
     const client = await model.getClient(credentials.id, credentials.secret);
-    if (client === false || client.secret === null) {
+    if (client === undefined || client.secret === null) {
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }));
       return;
     }
