@@ -11,10 +11,32 @@ import {
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 /**
- * The reference interface (shared/reference/oauth2-client-interface.md), section by section: each
- * test is named after the rule it checks, `[section] rule`. Rules checked in depth elsewhere are
- * listed in the README's rule map; this file holds the rules issue 13 found short, and the rest of
- * the walk.
+ * The reference interface (shared/reference/oauth2-client-interface.md), section by section. Tests
+ * here are named `[section] rule`; the rules already checked in depth elsewhere:
+ *
+ * Client: URL resolution rule → url-and-authorize "URL resolution against site"; redirect_uri →
+ *   url-and-authorize "authorization URLs"; connection_opts (timeout, open_timeout, proxy, ssl,
+ *   params_encoder) → transport "connection: …", deadlines, url-and-authorize "parameter encoding";
+ *   raise_errors → transport "errors (raiseErrors)"; max_redirects → transport "redirects".
+ * AccessToken: from_hash / from_kvform / token_name / warnings → access-token "AccessToken.fromHash…";
+ *   expired? → access-token "expiry"; to_hash → access-token "toHash() → fromHash() round trip";
+ *   get/post/put/delete/request and mode → access-token "sending the token (mode)"; refresh, revoke →
+ *   access-token "refresh and revoke", oidc-provider, node-oauth2-server.
+ * Response: parsed rules 1–7, snaky, snaky_hash_klass (dump/load, hooks) → parse "OAuth2Response.parsed".
+ * Error: code, description, response → transport "errors (raiseErrors)", oidc-provider "a wrong secret…".
+ * Global configuration: configure warnings → access-token; OAUTH_DEBUG → debug-log, secrets.
+ * Library operations: every strategy and get_token → grants-and-client-auth "grants on the wire",
+ *   contract; assertion (claims, algorithm, key, kid) → grants-and-client-auth "jwt-bearer …".
+ * Wire behaviour 1 → url-and-authorize; 2 → grants-and-client-auth + here; 3 (id_token returned, not
+ *   validated) → oidc-provider "end to end"; 4 → access-token "mode"; 5 → transport "redirects",
+ *   secrets "credentials never go to another origin"; 6 → access-token "revoke: URL-encoded …";
+ *   7 → transport "mutual TLS applies to the site and to absolute URLs"; 8 → url-and-authorize "flat".
+ * Authentication auth_scheme → grants-and-client-auth "client authentication", node-oauth2-server;
+ *   mode table → access-token "sending the token (mode)" + here.
+ * Application duties: state → authorize-command "a state mismatch…"; PKCE → oidc-provider,
+ *   node-oauth2-server, sandbox oauth-token.
+ * Errors table → transport "errors (raiseErrors)", access-token "silence…Warning". Limits →
+ *   transport "stops after maxRedirects", deadlines.
  */
 let server: TestServer;
 const clients: OAuth2Client[] = [];
