@@ -10,16 +10,11 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { membersConfigSchema, type MembersConfig } from './channel/members-config.js';
+import type { MembershipCredentials } from './channel/membership.js';
 import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
 
-export interface MembershipSettings {
+export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
-  clientId: string;
-  clientSecret: string;
-  accessToken: string;
-  refreshToken: string;
-  campaignId: string;
-  webhookSecret: string;
 }
 
 export interface VideoSettings {
