@@ -16,6 +16,13 @@ export default tseslint.config(
     },
   },
   {
+    // src/lib: small utilities every layer may import, so they import nothing else of ours.
+    files: ['src/lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/lib imports nothing outside src/lib.' }] }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // Tests read untyped JSON bodies off the wire; asserting on them is the point.

@@ -1,11 +1,21 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Two projects: `unit` (in-process tests, a fast loop: `npx vitest --project unit`) and `slow`
+ * (files named `*.slow.test.ts`: they spawn processes — npm, tsc, a browser, a child server — or
+ * take more than ~5 s). `npm test` runs both.
+ */
+const SLOW = ['test/**/*.slow.test.ts', 'examples/**/*.slow.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });

@@ -3,8 +3,7 @@
  * openapi/channel-api.yaml and the channel graph at /graphql, on one node:http server. In sandbox
  * mode (no membership credentials) the platform emulator runs in-process and supplies them.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
 import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
@@ -13,6 +12,7 @@ import { createVideoMembersSource, createVideoStatsSource } from './channel/vide
 import type { ChannelConfig, MembershipSettings, VideoSettings } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { createRestHandler } from './http/rest-handler.js';
+import { listen, type Listening } from './lib/listen.js';
 import { MemoryTokenStore } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
 
@@ -61,29 +61,6 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`http://${hostname}:${address.port}`);
-    });
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
 export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
   const logger = options.logger ?? console;
   const sandbox = config.upstream.mode === 'sandbox' ? await startSandbox(options.sandbox) : undefined;
@@ -112,9 +89,9 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     if (isGraphRequest(request)) graph.requestListener(request, response);
     else rest(request, response);
   });
-  let url: string;
+  let listening: Listening;
   try {
-    url = await listen(server, config.port, config.host);
+    listening = await listen(server, { port: config.port, host: config.host, closeGraceMs: CLOSE_GRACE_MS });
   } catch (error) {
     await Promise.all([store.close(), graph.dispose(), sandbox?.close()]);
     throw error;
@@ -122,12 +99,12 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
 
   let closing: Promise<void> | undefined;
   return {
-    url,
+    url: listening.url,
     store,
     ...(sandbox === undefined ? {} : { sandbox }),
     close() {
       closing ??= (async () => {
-        await closeServer(server);
+        await listening.close();
         await graph.dispose();
         await store.close();
         await keeper.client.close();

@@ -10,17 +10,11 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { membersConfigSchema, type MembersConfig } from './channel/members-config.js';
+import type { MembershipCredentials } from './channel/membership.js';
 import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
 
-export interface MembershipSettings {
+export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
-  clientId: string;
-  clientSecret: string;
-  /** The seed tokens of `.env`; both absent when the token comes from `npm run authorize` (the token store). */
-  accessToken?: string;
-  refreshToken?: string;
-  campaignId: string;
-  webhookSecret: string;
 }
 
 export interface VideoSettings {

@@ -50,7 +50,7 @@ async function startTarget(): Promise<string> {
     // yoga answering the floor's bytes from its first hook: the cost of its HTTP adapter alone. The
     // Response must be yoga's own fetchAPI one (the @whatwg-node ponyfill): the adapter writes its body
     // directly, while a native (undici) Response is piped through a web stream, ~3× slower.
-    const [{ createYoga, createSchema }, { listen }] = await Promise.all([import('graphql-yoga'), import('../lib/listen.js')]);
+    const [{ createYoga, createSchema }, { listen }] = await Promise.all([import('graphql-yoga'), import('../../src/lib/listen.js')]);
     const body = process.env.BENCH_FLOOR_BODY ?? '';
     const yoga = createYoga({
       schema: createSchema({ typeDefs: 'type Query { unused: Int }' }),

@@ -3,7 +3,7 @@
  * same fixed bytes, so a table can show how close a real server gets to doing no work at all.
  */
 import { createServer } from 'node:http';
-import { listen, type Listening } from './listen.js';
+import { listen, type Listening } from '../../src/lib/listen.js';
 
 export interface FloorOptions {
   /** The exact response body (e.g. the JSON bytes the server under test returns). */

@@ -7,8 +7,8 @@
  *   `options.url` with `method` (GET), `body`, `headers`, `connections` (10), `durationSeconds` (10),
  *   `warmupSeconds` (2, unmeasured), `pipelining` (1). Returns `{ requestsPerSecond, p50Ms, p99Ms,
  *   requests, non2xx, errors }`; throws if any response was non-2xx or any request failed.
- * - `listen(serverOrHandler, port = 0): Promise<Listening>` (listen.ts) — listens a `node:http`
- *   server or a request listener (a yoga instance works) on 127.0.0.1; `Listening` is
+ * - `listen(serverOrHandler, options?): Promise<Listening>` (src/lib/listen.ts) — listens a
+ *   `node:http` server or a request listener (a yoga instance works) on 127.0.0.1:0; `Listening` is
  *   `{ url /* http://127.0.0.1:PORT *\/, close() }`.
  * - `startFloorServer({ body, contentType? }): Promise<Listening>` (floor.ts) — raw `node:http`
  *   server answering every request with the same bytes: the floor a real server is compared with.
@@ -35,7 +35,7 @@
  * ```
  */
 export { runLoad, type LoadOptions, type LoadResult } from './load.js';
-export { listen, type Handler, type Listening } from './listen.js';
+export { listen, type RequestHandler as Handler, type Listening } from '../../src/lib/listen.js';
 export { startFloorServer, type FloorOptions } from './floor.js';
 export { formatLoadTable, formatTable, ratio, type Row } from './table.js';
 export { copyProject, projectRoot, type ProjectCopy, type ScriptRun } from './project-copy.js';

@@ -53,8 +53,8 @@ async function startMercurius(): Promise<Listening> {
 
 /** The Star Wars data never changes: entries leave the cache only by TTL. */
 function startHttpCached(): Promise<Listening> {
-  const yoga = createStarWarsServer({ graphiql: false });
   const cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000 });
+  const yoga = createStarWarsServer({ graphiql: false, plugins: [cache.plugin] });
   return listen(
     cache.listener(
       (request) => yoga.fetch(request),

@@ -13,6 +13,24 @@ import {
 import type { Supporter, SupportersSnapshot, Tier } from './models.js';
 import { UpstreamError, parseUpstream, parseUpstreamJson, withTimeout, type UpstreamSource } from './upstream.js';
 
+/**
+ * What the membership platform issues to this app (its developer portal): the OAuth2 client, its
+ * first tokens, the campaign to read and the key of the webhooks' signature.
+ */
+export interface MembershipCredentials {
+  clientId: string;
+  clientSecret: string;
+  /**
+   * The first access token (the token keeper refreshes it) and its single-use refresh token; both
+   * absent when the token comes from `npm run authorize` (the token store).
+   */
+  accessToken?: string;
+  refreshToken?: string;
+  campaignId: string;
+  /** Key of the webhooks' HMAC signature (X-Patreon-Signature). */
+  webhookSecret: string;
+}
+
 const SOURCE = 'membership';
 const JSON_API = 'application/vnd.api+json';
 /** The largest page the platform serves. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { removeTemporaryFiles } from '../lib/atomic-file.js';
 import type { MembershipChange } from './membership.js';
 import type { StatsSnapshot, Supporter, SupportersSnapshot, Tier } from './models.js';
 import {
@@ -217,8 +218,10 @@ export class SnapshotStore {
   async #load<K extends SourceName>(source: K): Promise<void> {
     if (this.#dataDir === undefined) return;
     const state: SourceState<SourceSnapshots[K]> = this.#states[source];
+    const path = snapshotPath(this.#dataDir, source);
     try {
-      const snapshot = await readSnapshotFile(snapshotPath(this.#dataDir, source), FILE_SCHEMAS[source]);
+      await removeTemporaryFiles(path);
+      const snapshot = await readSnapshotFile(path, FILE_SCHEMAS[source]);
       if (snapshot === null || state.snapshot !== null) return;
       state.snapshot = snapshot;
       // A snapshot older than one refresh interval is reported stale until a refresh succeeds.

@@ -47,6 +47,8 @@ export interface ChannelGraphOptions {
   settings: GraphSettings;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
+  /** More plugins, after the graph's own (the response cache's, for one). */
+  plugins?: Array<Plugin | Plugin<YogaInitialContext>>;
 }
 
 export type ChannelGraph = YogaServerInstance<Record<string, never>, ChannelGraphContext>;
@@ -54,7 +56,7 @@ export type ChannelGraph = YogaServerInstance<Record<string, never>, ChannelGrap
 type GraphPlugin = Plugin<YogaInitialContext & ChannelGraphContext>;
 
 /** A plugin that never reads the context works with any context (its hooks only widen the type). */
-function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext>): GraphPlugin {
+function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext> | Plugin<YogaInitialContext>): GraphPlugin {
   return plugin as GraphPlugin;
 }
 
@@ -103,6 +105,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
     { onDispose: () => indexes.close() },
+    ...(options.plugins ?? []),
   ].map(withAnyContext);
   if (settings.jit) plugins.push(withAnyContext(useGraphQlJit({}, { enableIf: jitCanRun }) as Plugin));
 
@@ -133,12 +136,13 @@ export interface ChannelGraphHandler {
  * what lets a cached answer approach a raw node:http server (see bench/graph).
  */
 export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
-  const graph = createChannelGraph(options);
   const { settings, store } = options;
   if (!settings.responseCache) {
+    const graph = createChannelGraph(options);
     return { graph, requestListener: (request, response) => void graph.requestListener(request, response), dispose: async () => graph.dispose() };
   }
   const cache = createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000 });
+  const graph = createChannelGraph({ ...options, plugins: [...(options.plugins ?? []), cache.plugin] });
   const requestListener = cache.listener(
     (request) => graph.fetch(request),
     (request, response) => void graph.requestListener(request, response),

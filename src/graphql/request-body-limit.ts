@@ -1,4 +1,5 @@
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { BodyTooLargeError, readStreamBody } from '../lib/body.js';
 
 /**
  * The request body limit, without a stream pipeline per request. yoga's own limit
@@ -31,26 +32,11 @@ function invalidContentLength(): Error {
 
 /** Reads a body of unknown length, refusing it (and cancelling the rest) once it passes the limit. */
 async function readBoundedBody(body: ReadableStream<Uint8Array>, limitBytes: number): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limitBytes) {
-      await reader.cancel();
-      throw requestBodyTooLarge(limitBytes);
-    }
-    chunks.push(value);
+  try {
+    return await readStreamBody(body, limitBytes);
+  } catch (error) {
+    throw error instanceof BodyTooLargeError ? requestBodyTooLarge(limitBytes) : error;
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /**

@@ -1,67 +1,103 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperationAST, OperationTypeNode, type ExecutionArgs } from 'graphql';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import { readRequestBody } from '../lib/body.js';
+import { entityTag, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
 import type { ChannelGraphStore } from './context.js';
 
 /**
  * The response cache, in front of the GraphQL server at the HTTP level: a repeated request (same
- * method, URL, Accept and body) is answered with the bytes of the first answer, without parsing,
- * validating or executing anything. Every response is derived from the snapshots, so it forgets
- * everything whenever the store reports a change (refresh or webhook) — including responses that
- * list no entity, which entity-based invalidation would miss. Only 200 responses without `errors`
- * are kept: a partial answer during an outage or a refused document is never replayed.
+ * method, URL, body and the request headers the answer varies on) is answered with the bytes of the
+ * first answer, without parsing, validating or executing anything. Every response is derived from
+ * the snapshots, so it forgets everything whenever the store reports a change (refresh or webhook)
+ * — including responses that list no entity, which entity-based invalidation would miss.
+ *
+ * What is kept: 200 answers without `errors`, in JSON, of a query operation (a mutation is never
+ * replayed instead of being executed), whose `Vary` names only request headers that are part of the
+ * key. The key is a SHA-256 of the method, the URL, the body and the request headers `Accept`,
+ * `Origin`, `Access-Control-Request-Headers` and `Access-Control-Request-Method`: yoga's CORS
+ * answer echoes the Origin (with `Vary: Origin`), so each origin gets its own entry and no client
+ * ever receives the CORS headers computed for another. Entries are evicted least recently used
+ * first, bounded in count and in bytes.
  */
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */
   ttlMs: number;
-  /** Entries kept; the oldest go first. */
+  /** Entries kept (default 1000); each holds its headers and key besides the body, under 1 KiB. */
   maxEntries?: number;
   /**
-   * Response bytes kept over all entries (default 32 MiB); the oldest go first, and a larger response
-   * is not kept at all. Bounds the cache's memory whatever the dataset: over 100,000 patrons one
-   * `supporters` answer alone is megabytes.
+   * Response body bytes kept over all entries (default 32 MiB); the least recently used go first,
+   * and a larger response is not kept at all. Bounds the cache's memory whatever the dataset: over
+   * 100,000 patrons one `supporters` answer alone is megabytes.
    */
   maxBytes?: number;
   /** Requests with larger bodies (or without Content-Length) are passed through uncached. */
   maxRequestBytes?: number;
 }
 
-interface Entry {
-  status: number;
-  /** Flat [name, value, …] list, content-length included: written as it is on every hit. */
-  headers: string[];
-  body: Buffer;
-  etag: string;
-  expiresAt: number;
-}
+/** Headers as flat [name, value, …] lists, written as they are on every hit. */
+type Entry = TaggedBody & { okHeaders: string[]; notModifiedHeaders: string[] };
 
 /** The GraphQL server's side: answer one fetch-API request. */
 export type FetchHandler = (request: Request) => Promise<Response> | Response;
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Response headers not replayed: they describe one connection or are recomputed. */
-const HOP_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']);
+/**
+ * Response headers never replayed (compared in lower case): the hop-by-hop fields of RFC 9110
+ * §7.6.1, which describe one connection, and the framing recomputed for the bytes kept.
+ */
+const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'date']);
+
+/** Request headers in the key: a response that varies on anything else is not kept. */
+const KEYED_REQUEST_HEADERS = ['accept', 'origin', 'access-control-request-headers', 'access-control-request-method'] as const;
+const KEYED = new Set<string>(KEYED_REQUEST_HEADERS);
+
+/** RFC 9110 §15.4.5: a 304 carries the 200's metadata except what describes the content itself. */
+const NOT_IN_NOT_MODIFIED = new Set(['content-type', 'content-length']);
 
 /**
- * Operations only: POST JSON of a declared length up to `maxRequestBytes` (so the body read to make
- * the key is bounded; anything else goes to yoga and its body limit), or GET with a query or document
- * id; never GraphiQL's HTML page.
+ * GraphQL-over-HTTP requests whose answer is a single JSON document: POST JSON of a declared length
+ * up to `maxRequestBytes` (so the body read to make the key is bounded; anything else goes to yoga
+ * and its body limit), or GET with a query or document id. Never GraphiQL's HTML page, and never a
+ * streamed answer (server-sent events, incremental delivery in multipart/mixed): those go straight
+ * to yoga, which streams them.
  */
 function isCacheable(request: IncomingMessage, maxRequestBytes: number): boolean {
-  if ((request.headers.accept ?? '').includes('text/html')) return false;
+  if (/text\/html|text\/event-stream|multipart\/mixed/i.test(request.headers.accept ?? '')) return false;
   if (request.method === 'POST') {
     const declared = Number(request.headers['content-length'] ?? Number.NaN);
-    return declared <= maxRequestBytes && (request.headers['content-type'] ?? '').startsWith('application/json');
+    return declared <= maxRequestBytes && (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
   }
   return request.method === 'GET' && /[?&](query|documentId)=/.test(request.url ?? '');
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    request.on('error', reject);
+function cacheKey(request: IncomingMessage, body: Buffer): string {
+  const hash = createHash('sha256').update(`${request.method ?? ''} ${request.url ?? ''}\n`);
+  for (const name of KEYED_REQUEST_HEADERS) hash.update(`${request.headers[name] ?? ''}\n`);
+  return hash.update(body).digest('base64url');
+}
+
+/** The headers to write again, names in lower case, without the fields the Connection header lists. */
+function replayableHeaders(headers: Headers): Map<string, string> {
+  const connectionFields = new Set((headers.get('connection') ?? '').split(',').map((field) => field.trim().toLowerCase()));
+  const kept = new Map<string, string>();
+  headers.forEach((value, name) => {
+    const lower = name.toLowerCase();
+    if (!NOT_REPLAYED.has(lower) && !connectionFields.has(lower)) kept.set(lower, value);
   });
+  return kept;
+}
+
+/** `Vary` names only request headers in the key (and not `*`, RFC 9110 §12.5.5). */
+function variesOnKeyOnly(vary: string | undefined): boolean {
+  if (vary === undefined) return true;
+  return vary.split(',').every((field) => KEYED.has(field.trim().toLowerCase()));
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return /^application\/(graphql-response\+)?json\b/i.test(contentType ?? '');
 }
 
 function hasNoErrors(body: Buffer): boolean {
@@ -73,91 +109,83 @@ function hasNoErrors(body: Buffer): boolean {
   }
 }
 
+function flatten(headers: Iterable<[string, string]>): string[] {
+  return [...headers].flat();
+}
+
 /** `store` is only asked for change notifications: any graph with an `onChange` can use this cache. */
 export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, options: ResponseCacheOptions) {
-  const maxEntries = options.maxEntries ?? 1000;
-  const maxBytes = options.maxBytes ?? 32 * 2 ** 20;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
-  const entries = new Map<string, Entry>();
-  let keptBytes = 0;
+  const entries = new LRUCache<string, Entry>({
+    max: options.maxEntries ?? 1000,
+    maxSize: options.maxBytes ?? 32 * 2 ** 20,
+    sizeCalculation: (entry) => Math.max(1, entry.bytes.length),
+    ttl: options.ttlMs,
+  });
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
   const unsubscribe = store.onChange(() => {
     generation += 1;
     entries.clear();
-    keptBytes = 0;
   });
+  /** The requests (the fetch API objects handed to the server) that executed a query operation. */
+  const queries = new WeakSet<Request>();
+  const plugin: Plugin<YogaInitialContext> = {
+    onExecute({ args }) {
+      // @envelop/types resolves ExecutionArgs to any in this tree: name the fields' real types.
+      const { document, operationName } = args as Pick<ExecutionArgs, 'document' | 'operationName'>;
+      if (getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY) queries.add(args.contextValue.request);
+    },
+  };
 
-  function forget(key: string, entry: Entry): void {
-    entries.delete(key);
-    keptBytes -= entry.body.length;
+  function entryOf(headers: Map<string, string>, body: Buffer): Entry {
+    const etag = entityTag(body);
+    headers.set('etag', etag);
+    const notModified = [...headers].filter(([name]) => !NOT_IN_NOT_MODIFIED.has(name));
+    return { okHeaders: flatten([...headers, ['content-length', String(body.length)]]), notModifiedHeaders: flatten(notModified), bytes: body, etag };
   }
 
-  function lookup(key: string): Entry | undefined {
-    const entry = entries.get(key);
-    if (entry && entry.expiresAt <= Date.now()) {
-      forget(key, entry);
-      return undefined;
-    }
-    return entry;
-  }
-
-  function remember(key: string, status: number, headers: Headers, body: Buffer): Entry {
-    const kept: Record<string, string> = {};
-    headers.forEach((value, name) => {
-      if (!HOP_HEADERS.has(name)) kept[name] = value;
-    });
-    const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-    const flat = Object.entries({ ...kept, etag, 'content-length': String(body.length) }).flat();
-    const entry = { status, headers: flat, body, etag, expiresAt: Date.now() + options.ttlMs };
-    if (body.length > maxBytes) return entry;
-    const previous = entries.get(key);
-    if (previous) forget(key, previous);
-    entries.set(key, entry);
-    keptBytes += body.length;
-    for (const [oldestKey, oldest] of entries) {
-      if (entries.size <= maxEntries && keptBytes <= maxBytes) break;
-      forget(oldestKey, oldest);
-    }
-    return entry;
-  }
-
-  /** Answers from the entry: 304 when the client already has these bytes (RFC 9110 §13.1.2). */
-  function replay(entry: Entry, request: IncomingMessage, response: ServerResponse): void {
-    if (request.headers['if-none-match'] === entry.etag) {
-      response.writeHead(304, { etag: entry.etag });
-      response.end();
-      return;
-    }
-    response.writeHead(entry.status, entry.headers);
-    response.end(entry.body);
-  }
-
-  async function answer(handle: FetchHandler, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
-    const key = `${request.method ?? ''} ${request.url ?? ''}\n${request.headers.accept ?? ''}\n${body.toString('utf8')}`;
-    const hit = lookup(key);
-    if (hit) return replay(hit, request, response);
-    const startedAt = generation;
+  function toFetchRequest(request: IncomingMessage, body: Buffer): Request {
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string') headers.set(name, value);
       else if (Array.isArray(value)) headers.set(name, value.join(', '));
     }
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
-    const answered = await handle(new Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) }));
+    return new Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) });
+  }
+
+  async function answer(handle: FetchHandler, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
+    const key = cacheKey(request, body);
+    const hit = entries.get(key);
+    if (hit) return sendTaggedBody(request, response, hit);
+    const startedAt = generation;
+    const fetchRequest = toFetchRequest(request, body);
+    const answered = await handle(fetchRequest);
     const bytes = Buffer.from(await answered.arrayBuffer());
-    if (answered.status === 200 && generation === startedAt && hasNoErrors(bytes)) {
-      return replay(remember(key, answered.status, answered.headers, bytes), request, response);
+    const headers = replayableHeaders(answered.headers);
+    const storable =
+      answered.status === 200 &&
+      generation === startedAt &&
+      queries.has(fetchRequest) &&
+      variesOnKeyOnly(headers.get('vary')) &&
+      isJson(headers.get('content-type')) &&
+      hasNoErrors(bytes);
+    if (storable) {
+      const entry = entryOf(headers, bytes);
+      entries.set(key, entry);
+      return sendTaggedBody(request, response, entry);
     }
-    const passed: Record<string, string> = {};
-    answered.headers.forEach((value, name) => {
-      if (!HOP_HEADERS.has(name)) passed[name] = value;
-    });
-    response.writeHead(answered.status, { ...passed, 'content-length': String(bytes.length) });
+    response.writeHead(answered.status, flatten([...headers, ['content-length', String(bytes.length)]]));
     response.end(bytes);
   }
 
   return {
+    /**
+     * Install on the GraphQL server (yoga): it notes which requests executed a query operation, the
+     * only answers the cache keeps. Without it nothing is kept.
+     */
+    plugin,
     /**
      * Wraps the server: cacheable requests go through the cache (and reach `handle` on a miss), the
      * rest go to `passThrough` untouched.
@@ -169,7 +197,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
           return;
         }
         (async () => {
-          const body = request.method === 'POST' ? await readBody(request) : Buffer.alloc(0);
+          const body = request.method === 'POST' ? await readRequestBody(request, maxRequestBytes) : Buffer.alloc(0);
           await answer(handle, request, response, body);
         })().catch((error: unknown) => {
           onError(error);

@@ -8,10 +8,11 @@ import {
 } from '../channel/membership.js';
 import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
 import { type SnapshotStore, UpstreamUnavailableError } from '../channel/snapshot-store.js';
-import type { paths } from '../../generated/openapi/channel-api.js';
-import { PayloadTooLargeError, readRawBody } from './raw-body.js';
-import { problem, sendProblem } from './problem.js';
-import { SerializedBodyCache, sendSerialized, serialize } from './serialized-body.js';
+import type { components, paths } from '../../generated/openapi/channel-api.js';
+import { BodyTooLargeError, readRequestBody } from '../lib/body.js';
+import { problem, sendProblem } from '../lib/problem.js';
+import { sendTaggedBody } from '../lib/etag.js';
+import { SerializedBodyCache, serialize } from './serialized-body.js';
 import { toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
 
 /**
@@ -35,6 +36,9 @@ type Route = Partial<Record<'GET' | 'POST', (request: IncomingMessage, response:
 /** The contract's event names and the adapter's are the same list (checked by the compiler). */
 type ContractWebhookEvent = NonNullable<paths['/membership/webhook']['post']['parameters']['header']>['X-Patreon-Event'];
 const WEBHOOK_EVENTS: readonly ContractWebhookEvent[] = MEMBERSHIP_WEBHOOK_EVENTS;
+
+/** The contract's problem of an unavailable upstream (RFC 9457 extension members `source`, `retry_after_seconds`). */
+type UpstreamProblem = components['schemas']['UpstreamProblem'];
 
 const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -69,7 +73,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const supporters = (source: 'membership' | 'video'): Route['GET'] => async (request, response, query) => {
     const order = readSortParameter(query);
     const { data, stale } = await store.read(source);
-    sendSerialized(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)));
+    sendTaggedBody(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)));
   };
 
   const routes: Record<string, Route> = {
@@ -78,18 +82,18 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     '/video/stats': {
       GET: async (request, response) => {
         const { data, stale } = await store.read('stats');
-        sendSerialized(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)));
+        sendTaggedBody(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)));
       },
     },
     '/healthz': {
       GET: (request, response) => {
-        sendSerialized(request, response, serialize(toHealthBody(store.health()), COMMON_HEADERS));
+        sendTaggedBody(request, response, serialize(toHealthBody(store.health()), COMMON_HEADERS));
         return Promise.resolve();
       },
     },
     '/membership/webhook': {
       POST: async (request, response) => {
-        const rawBody = await readRawBody(request, bodyLimit);
+        const rawBody = await readRequestBody(request, bodyLimit);
         const signature = request.headers['x-patreon-signature'];
         // Verified over the raw bytes before anything else is looked at; a refused event changes nothing.
         if (typeof signature !== 'string' || !verifyWebhookSignature(rawBody, signature, webhookSecret)) {
@@ -127,13 +131,13 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     if (error instanceof BadRequestError) {
       sendProblem(response, problem(400, error.message, pathname), COMMON_HEADERS);
-    } else if (error instanceof PayloadTooLargeError) {
+    } else if (error instanceof BodyTooLargeError) {
       sendProblem(response, problem(413, error.message, pathname), { ...COMMON_HEADERS, connection: 'close' });
     } else if (error instanceof UpstreamUnavailableError) {
       // RFC 9110 §10.2.3: Retry-After in seconds.
       sendProblem(
         response,
-        { ...problem(503, error.message, pathname), source: error.source, retry_after_seconds: error.retryAfterSeconds },
+        { ...problem(503, error.message, pathname), source: error.source, retry_after_seconds: error.retryAfterSeconds } satisfies UpstreamProblem,
         { ...COMMON_HEADERS, 'retry-after': String(error.retryAfterSeconds) },
       );
     } else {

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '../lib/atomic-file.js';
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
 
@@ -37,9 +37,9 @@ export interface FileOperations {
 
 /**
  * Keeps the token in a JSON file readable by its owner only (mode 0600). A save writes a temporary
- * file in the same directory, flushes it, then renames it over the file: rename is atomic within a
- * file system (POSIX rename(2)), so a crash at any point leaves either the previous token or the new
- * one, never a torn file.
+ * file in the same directory, flushes it, renames it over the file and flushes the directory
+ * (src/lib/atomic-file.ts): a crash at any point leaves either the previous token or the new one,
+ * never a torn file. Loading first removes the temporary files an interrupted save left behind.
  */
 export class FileTokenStore implements TokenStore {
   readonly path: string;
@@ -51,6 +51,7 @@ export class FileTokenStore implements TokenStore {
   }
 
   async load(): Promise<TokenHash | null> {
+    await removeTemporaryFiles(this.path);
     const text = await readFileIfExists(this.path);
     if (text === null) return null;
     const value: unknown = JSON.parse(text);

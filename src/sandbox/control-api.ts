@@ -2,7 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { faultRequestSchema } from './faults.js';
-import { parseJson, readBody, sendJson, sendProblem } from './http-kit.js';
+import { problem, sendProblem } from '../lib/problem.js';
+import { parseJson, readBody, sendJson } from './http-kit.js';
 import type { SandboxState } from './state.js';
 import { WebhookRequestError, sendWebhook, webhookRequestSchema } from './webhook-sender.js';
 
@@ -10,10 +11,19 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
 }
 
-async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+/** The JSON body checked against `schema`; undefined once a 400 has answered a bad one. */
+async function readValidBody<T>(req: IncomingMessage, res: ServerResponse, schema: z.ZodType<T>): Promise<T | undefined> {
   const body = parseJson(await readBody(req));
-  if (body === undefined) sendProblem(res, 400, 'Bad Request', 'the body must be JSON');
-  return body;
+  if (body === undefined) {
+    sendProblem(res, problem(400, 'the body must be JSON'));
+    return undefined;
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    sendProblem(res, problem(400, describeIssues(parsed.error)));
+    return undefined;
+  }
+  return parsed.data;
 }
 
 /** Handles /__sandbox/* paths; returns false for any other path. */
@@ -25,14 +35,9 @@ export async function handleControlApi(state: SandboxState, req: IncomingMessage
       sendJson(res, 200, { faults: state.faults.list() });
       return true;
     case 'POST /__sandbox/faults': {
-      const body = await readJsonBody(req, res);
-      if (body === undefined) return true;
-      const parsed = faultRequestSchema.safeParse(body);
-      if (!parsed.success) {
-        sendProblem(res, 400, 'Bad Request', describeIssues(parsed.error));
-        return true;
-      }
-      state.faults.set(parsed.data);
+      const faults = await readValidBody(req, res, faultRequestSchema);
+      if (faults === undefined) return true;
+      state.faults.set(faults);
       sendJson(res, 200, { faults: state.faults.list() });
       return true;
     }
@@ -48,24 +53,19 @@ export async function handleControlApi(state: SandboxState, req: IncomingMessage
       sendJson(res, 200, { requests: state.requests });
       return true;
     case 'POST /__sandbox/webhook': {
-      const body = await readJsonBody(req, res);
-      if (body === undefined) return true;
-      const parsed = webhookRequestSchema.safeParse(body);
-      if (!parsed.success) {
-        sendProblem(res, 400, 'Bad Request', describeIssues(parsed.error));
-        return true;
-      }
+      const webhook = await readValidBody(req, res, webhookRequestSchema);
+      if (webhook === undefined) return true;
       try {
-        const { status, member } = await sendWebhook(state, parsed.data);
-        sendJson(res, 200, { delivered: true, status, event: parsed.data.event, memberId: member.id, patronStatus: member.patronStatus });
+        const { status, member } = await sendWebhook(state, webhook);
+        sendJson(res, 200, { delivered: true, status, event: webhook.event, memberId: member.id, patronStatus: member.patronStatus });
       } catch (error) {
-        if (error instanceof WebhookRequestError) sendProblem(res, error.status, error.status === 404 ? 'Not Found' : 'Bad Request', error.message);
-        else sendProblem(res, 502, 'Bad Gateway', `the webhook receiver could not be reached: ${(error as Error).message}`);
+        if (error instanceof WebhookRequestError) sendProblem(res, problem(error.status, error.message));
+        else sendProblem(res, problem(502, `the webhook receiver could not be reached: ${(error as Error).message}`));
       }
       return true;
     }
     default:
-      sendProblem(res, 404, 'Not Found', `no sandbox control endpoint ${route}`);
+      sendProblem(res, problem(404, `no sandbox control endpoint ${route}`));
       return true;
   }
 }

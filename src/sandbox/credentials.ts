@@ -3,17 +3,16 @@
  * README can list them and `.env` files written for the sandbox keep working.
  */
 import type { MembersConfig } from '../channel/members-config.js';
+import type { MembershipCredentials } from '../channel/membership.js';
 
-export interface SandboxCredentials {
-  clientId: string;
-  clientSecret: string;
-  /** Valid for one access-token TTL after the sandbox starts (or until POST /__sandbox/expire-tokens). */
+/**
+ * The membership credentials the sandbox issues — its access token is valid for one access-token
+ * TTL after the sandbox starts (or until POST /__sandbox/expire-tokens), its refresh token once per
+ * sandbox process — and a members.json for the emulated video platform.
+ */
+export interface SandboxCredentials extends MembershipCredentials {
   accessToken: string;
-  /** Valid once per sandbox process: using it rotates it away. */
   refreshToken: string;
-  campaignId: string;
-  webhookSecret: string;
-  /** A members.json for the emulated video platform. */
   members: MembersConfig;
 }
 

@@ -1,22 +1,13 @@
 /** Small node:http helpers shared by the sandbox's endpoint modules. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readRequestBody } from '../lib/body.js';
 
 /** Requests bodies above this are refused (413); nothing the sandbox emulates needs more. */
 const MAX_BODY_BYTES = 1_048_576;
 
-export class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
-}
-
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError(`request body exceeds ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** The request body; BodyTooLargeError (src/lib/body.ts) past MAX_BODY_BYTES. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return readRequestBody(req, MAX_BODY_BYTES);
 }
 
 export function send(
@@ -32,11 +23,6 @@ export function send(
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, contentType = 'application/json; charset=utf-8', headers: Record<string, string> = {}): void {
   send(res, status, contentType, JSON.stringify(value), headers);
-}
-
-/** RFC 9457 problem details, used by the sandbox's own control endpoints. */
-export function sendProblem(res: ServerResponse, status: number, title: string, detail: string): void {
-  sendJson(res, status, { type: 'about:blank', title, status, detail }, 'application/problem+json');
 }
 
 /** Parses a JSON body; undefined when it is not JSON. */

@@ -4,12 +4,14 @@
  * deterministic seeded dataset, fault injection and control endpoints (see README, "Sandbox").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { AUTHORIZE_PATH, AuthorizationCodes, handleAuthorizeEndpoint } from './authorize-endpoint.js';
+import { BodyTooLargeError } from '../lib/body.js';
+import { listen } from '../lib/listen.js';
+import { problem, sendProblem } from '../lib/problem.js';
+import { AuthorizationCodes } from './authorization-codes.js';
+import { AUTHORIZE_PATH, handleAuthorizeEndpoint } from './authorize-endpoint.js';
 import { handleControlApi } from './control-api.js';
 import { sandboxCredentials, type SandboxCredentials } from './credentials.js';
 import { FaultInjector } from './faults.js';
-import { BodyTooLargeError, sendProblem } from './http-kit.js';
 import { handleMembershipApi } from './membership-api.js';
 import { MembershipDataset } from './membership-data.js';
 import { REVOKE_PATH, TOKEN_PATH, handleRevokeEndpoint, handleTokenEndpoint } from './oauth-endpoint.js';
@@ -73,7 +75,7 @@ async function route(state: SandboxState, req: IncomingMessage, res: ServerRespo
   if (await handleMembershipApi(state, req, res, url)) return;
   if (await handleVideoApi(state, req, res, url)) return;
   if (await handleControlApi(state, req, res, url)) return;
-  sendProblem(res, 404, 'Not Found', `the sandbox emulates no endpoint ${req.method ?? ''} ${url.pathname}`);
+  sendProblem(res, problem(404, `the sandbox emulates no endpoint ${req.method ?? ''} ${url.pathname}`));
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -88,28 +90,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         res.destroy();
         return;
       }
-      if (error instanceof BodyTooLargeError) sendProblem(res, 413, 'Content Too Large', error.message);
-      else sendProblem(res, 500, 'Internal Server Error', 'the sandbox failed to handle the request');
+      // The rest of a too large body is being dropped: close the connection once answered.
+      if (error instanceof BodyTooLargeError) sendProblem(res, problem(413, error.message), { connection: 'close' });
+      else sendProblem(res, problem(500, 'the sandbox failed to handle the request'));
     });
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const listening = await listen(server, { port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+  state.baseUrl = listening.url;
   return {
     url: state.baseUrl,
     credentials: state.credentials,
     datasets: { membership: state.membership, video: state.video },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => listening.close(),
   };
 }

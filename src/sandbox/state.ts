@@ -1,5 +1,5 @@
 /** Everything one running sandbox holds; each startSandbox() builds its own (no global state). */
-import type { AuthorizationCodes } from './authorize-endpoint.js';
+import type { AuthorizationCodes } from './authorization-codes.js';
 import type { SandboxCredentials } from './credentials.js';
 import type { FaultInjector } from './faults.js';
 import type { MembershipDataset } from './membership-data.js';

@@ -134,6 +134,20 @@ describe('SnapshotStore', () => {
     expect(await second.read('membership')).toMatchObject({ stale: true });
   });
 
+  it('removes the temporary files an interrupted save left behind when it starts (kill -9 between write and rename)', async () => {
+    const first = createStore();
+    await first.refresh('membership');
+    await first.close();
+    // What a process killed mid-save leaves: a torn temporary file of a pid that is gone.
+    const leftover = join(dataDir, 'snapshot-membership.json.4194305.0123456789ab.tmp');
+    await writeFile(leftover, '{"version":1,"snap');
+    membership.status = 503;
+    const second = createStore();
+    await second.start();
+    expect((await second.read('membership')).data.supporters).toHaveLength(3);
+    expect((await readdir(dataDir)).sort()).toEqual(['snapshot-membership.json']);
+  });
+
   it('keeps serving from memory and logs when the snapshot cannot be written', async () => {
     const notADirectory = join(dataDir, 'file');
     await writeFile(notADirectory, 'a file where DATA_DIR should be');

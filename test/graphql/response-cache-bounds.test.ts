@@ -1,6 +1,6 @@
 /**
- * The response cache's memory bounds (src/graphql/response-cache.ts): entries are evicted oldest
- * first once their bytes pass `maxBytes`, a response larger than `maxBytes` is never kept, and a
+ * The response cache's memory bounds (src/graphql/response-cache.ts): entries are evicted least
+ * recently used first once their bytes pass `maxBytes`, a response larger than `maxBytes` is never kept, and a
  * request body over `maxRequestBytes` bypasses the cache (yoga answers it, its body limit applies).
  * A hit is observed as a resolver that did not run again.
  */
@@ -17,6 +17,8 @@ let baseUrl: string;
 const runs = new Map<number, number>();
 
 beforeAll(async () => {
+  // Room for two answers of ~120 bytes, not three; 300-byte request bodies at most.
+  cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes: 260, maxRequestBytes: 300 });
   const yoga = createGraphServer({
     typeDefs: 'type Query { text(size: Int!, pad: String): String! }',
     resolvers: {
@@ -27,10 +29,9 @@ beforeAll(async () => {
         },
       },
     },
+    plugins: [cache.plugin],
     logging: false,
   });
-  // Room for two answers of ~120 bytes, not three; 300-byte request bodies at most.
-  cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes: 260, maxRequestBytes: 300 });
   server = createServer(cache.listener((request) => yoga.fetch(request), (request, response) => void yoga(request, response), () => undefined));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;

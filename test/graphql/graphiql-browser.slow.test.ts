@@ -2,26 +2,26 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, startGraphApp } from '../graphql/graph-harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithBinary, findSystemBinary } from '../support/system-binary.js';
+import { query, startGraphApp } from './graph-harness.js';
 
 /**
  * GraphiQL in a real browser (headless Debian Chromium driven by playwright-core): the page served
  * on GET /graphql loads with no network beyond our server, runs a query typed into its editor, and
  * shows the result. The screenshot is kept under test-artifacts/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
+const CHROMIUM = findSystemBinary({ name: 'Chromium', command: '/usr/bin/chromium', envVar: 'CHROMIUM_PATH', install: 'apt-get install chromium' });
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const SCREENSHOT = `${ARTIFACTS}graphiql.png`;
 
-describe.skipIf(!HAS_CHROMIUM)(`GraphiQL in headless Chromium${HAS_CHROMIUM ? '' : ` (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`}`, () => {
+describeWithBinary(CHROMIUM, 'GraphiQL in headless Chromium', (executablePath) => {
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let browser: Browser;
   beforeAll(async () => {
     started = await startGraphApp();
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
   });

@@ -7,14 +7,14 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { sandboxCredentials } from '../../src/sandbox/credentials.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
 /**
  * Start-up configuration: `.env` + members.json validated; a bad value → ONE line naming the file,
  * the field and what is expected, never a secret. The last tests run `src/main.ts` as a process.
  */
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '..');
 let cwd: string;
 
 const LIVE_ENV = [
