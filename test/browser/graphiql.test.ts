@@ -19,7 +19,7 @@ describe.skipIf(!HAS_CHROMIUM)(`GraphiQL in headless Chromium${HAS_CHROMIUM ? ''
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let browser: Browser;
   beforeAll(async () => {
-    started = await startGraphApp();
+    started = await startGraphApp({ graphiql: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
