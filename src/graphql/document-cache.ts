@@ -10,6 +10,9 @@ import { BoundedLru, type LruBounds } from './bounded-lru.js';
  * - the key is the SHA-256 of the document text, never the text;
  * - only documents that parsed AND validated are kept, so a hostile stream of distinct invalid
  *   documents costs work per request but no memory;
+ * - a document is kept from its second occurrence on: the first only leaves its key in a bounded
+ *   list of recently seen keys, so a stream of distinct valid documents cannot fill the cache (and
+ *   evict the documents clients do repeat) nor make graphql-jit compile what runs only once;
  * - the cache is bounded in entries and in bytes, each entry weighing its text plus an estimate of
  *   its parsed form (and whatever is charged to it later: graphql-jit's compiled operations);
  * - a cached document skips parsing and every validation rule, limits included: the schema and the
@@ -17,7 +20,10 @@ import { BoundedLru, type LruBounds } from './bounded-lru.js';
  */
 export type DocumentCacheOptions = Partial<LruBounds>;
 
-export const DEFAULT_DOCUMENT_CACHE_BOUNDS: Readonly<LruBounds> = { maxEntries: 1000, maxBytes: 32 * 1024 * 1024 };
+export const DEFAULT_DOCUMENT_CACHE_BOUNDS: Readonly<LruBounds> = { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 };
+
+/** Keys of documents seen once, remembered per cache entry allowed (each ~100 bytes). */
+const SEEN_KEYS_PER_ENTRY = 4;
 
 /**
  * Heap bytes per lexical token of a parsed document (its token list, AST nodes and locations),
@@ -54,7 +60,10 @@ function sourceText(source: unknown): string {
 }
 
 export function createDocumentCache(options: DocumentCacheOptions = {}): DocumentCache {
-  const lru = new BoundedLru<string, CachedDocument>({ ...DEFAULT_DOCUMENT_CACHE_BOUNDS, ...options });
+  const bounds = { ...DEFAULT_DOCUMENT_CACHE_BOUNDS, ...options };
+  const lru = new BoundedLru<string, CachedDocument>(bounds);
+  /** Keys of valid documents seen once: bounded by count (4,000 keys of 44 characters, ~0.5 MB, at the defaults). */
+  const seenOnce = new BoundedLru<string, true>({ maxEntries: SEEN_KEYS_PER_ENTRY * bounds.maxEntries, maxBytes: Number.POSITIVE_INFINITY });
   /** Cache key of each document object that was cached (stale once evicted: checked against the LRU). */
   const keys = new WeakMap<DocumentNode, string>();
   /** Key and text length of documents parsed this request, until they validate. */
@@ -91,6 +100,11 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
       if (source === undefined) return undefined;
       return ({ valid }) => {
         if (!valid) return;
+        if (seenOnce.peek(source.key) === undefined) {
+          seenOnce.set(source.key, true, 1);
+          return;
+        }
+        seenOnce.delete(source.key);
         const entry: CachedDocument = { document: documentAST, tokens: countTokens(documentAST) };
         if (lru.set(source.key, entry, source.length + entry.tokens * PARSED_BYTES_PER_TOKEN)) keys.set(documentAST, source.key);
       };

@@ -38,31 +38,38 @@ function runCompiled(compiled: CompiledQuery, args: ExecutionArgs): Promise<Exec
 }
 
 /**
- * Runs query operations with graphql-jit. The compiled form of an operation belongs to the cached
- * document it was compiled from (keyed by operationName, so a document with several operations runs
- * the one the request names) and weighs on the document cache's byte budget: evicting the document
- * drops its compiled operations, so they are as bounded as the cache. A document that is not cached
- * (too heavy for the cache alone) and every mutation or subscription run on yoga's executor.
+ * Runs query operations with graphql-jit. Only cached documents are compiled, and the document cache
+ * keeps a document from its second occurrence on, so what runs once (a stream of hostile distinct
+ * documents) never pays for a compilation (a 600-token document allocates ~1 MB of code and resolve
+ * infos). The compiled form of an operation belongs to the cached document it was compiled from
+ * (keyed by operationName, so a document with several operations runs the one the request names) and
+ * weighs on the document cache's byte budget: evicting the document drops its compiled operations,
+ * so they are as bounded as the cache. Uncached documents and every mutation or subscription run on
+ * yoga's executor.
  */
 export function useGraphQLJit(cache: DocumentCache): Plugin {
   const compiledByDocument = new WeakMap<CachedDocument, Map<string, CompiledQuery | typeof NOT_COMPILED>>();
 
+  function compile(entry: CachedDocument, args: ExecutionArgs): CompiledQuery | typeof NOT_COMPILED {
+    if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
+    const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+    if (!isCompiledQuery(result)) return NOT_COMPILED;
+    cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
+    return result;
+  }
+
   function compiledFor(entry: CachedDocument, args: ExecutionArgs): CompiledQuery | typeof NOT_COMPILED {
     const operationName = args.operationName ?? '';
-    let byOperation = compiledByDocument.get(entry);
-    const known = byOperation?.get(operationName);
-    if (known !== undefined) return known;
-    let compiled: CompiledQuery | typeof NOT_COMPILED = NOT_COMPILED;
-    if (getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY) {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-      if (isCompiledQuery(result)) compiled = result;
+    let operations = compiledByDocument.get(entry);
+    if (operations === undefined) {
+      operations = new Map();
+      compiledByDocument.set(entry, operations);
     }
-    if (byOperation === undefined) {
-      byOperation = new Map();
-      compiledByDocument.set(entry, byOperation);
+    let compiled = operations.get(operationName);
+    if (compiled === undefined) {
+      compiled = compile(entry, args);
+      operations.set(operationName, compiled);
     }
-    byOperation.set(operationName, compiled);
-    if (compiled !== NOT_COMPILED) cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
     return compiled;
   }
 

@@ -27,7 +27,7 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
    * a GET. Unless `maxRequestBodySize` is given, the POST body limit is this plus REQUEST_ALLOWANCE_BYTES.
    */
   maxDocumentBytes?: number;
-  /** The parse and validation cache (default: `createDocumentCache()`, 1,000 documents, 32 MiB). */
+  /** The parse and validation cache (default: `createDocumentCache()`, 1,000 documents, 16 MiB). */
   documentCache?: DocumentCache;
   /** Run query operations with graphql-jit (default false); compiled forms live in the document cache. */
   jit?: boolean;
