@@ -4,7 +4,8 @@
  *   rewrites the generated types),
  * - openapi-typescript again whenever an `openapi/*.yaml` changes,
  * - the server (`src/main.ts`, or `<entry>`) under `tsx watch`, restarted when any file it imports
- *   changes or any SDL / OpenAPI contract it reads at run time. GraphiQL is at /graphql.
+ *   changes or any SDL / OpenAPI contract it reads at run time, in development mode (NODE_ENV=development
+ *   unless NODE_ENV is set): original errors with stacks, field suggestions, GraphiQL at /graphql.
  * Ctrl-C (SIGINT) or SIGTERM stops every child and exits 0 once they are all gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,6 +30,9 @@ function log(label: string, line: string): void {
 }
 
 const children: ChildProcess[] = [];
+
+// Production is the default everywhere else; the dev loop is where development mode is chosen.
+process.env.NODE_ENV ??= 'development';
 
 /** Starts a child with its output prefixed by `label`. */
 function startChild(label: string, command: string, args: string[]): ChildProcess {

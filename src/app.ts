@@ -85,7 +85,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
 
   const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger });
   const graph = createChannelGraphHandler({ store, settings: config.graph });
-  const server = createServer((request, response) => {
+  // The request-head limit lets a GET carry a document of the graph's maximum size.
+  const server = createServer({ maxHeaderSize: graph.maxHeaderBytes }, (request, response) => {
     if (isGraphRequest(request)) graph.requestListener(request, response);
     else rest(request, response);
   });

@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { getVariableValues, Kind, type ExecutionArgs } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphContext, type ChannelGraphStore } from './context.js';
+import { requestHeadLimitFor } from './document-limit.js';
 import type { GraphSettings } from './graph-settings.js';
+import { createGraphiQLAssets } from './graphiql-assets.js';
+import { withValidHost } from './host-header.js';
+import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createResponseCache } from './response-cache.js';
 import { createChannelResolvers } from './resolvers.js';
@@ -51,6 +52,9 @@ export interface ChannelGraphOptions {
   plugins?: Array<Plugin | Plugin<YogaInitialContext>>;
 }
 
+/** Where the graph is served. */
+const GRAPHQL_ENDPOINT = '/graphql';
+
 export type ChannelGraph = YogaServerInstance<Record<string, never>, ChannelGraphContext>;
 
 type GraphPlugin = Plugin<YogaInitialContext & ChannelGraphContext>;
@@ -61,38 +65,6 @@ function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext> | Plugin<Yo
 }
 
 /**
- * Which executions graphql-jit may run; the rest run on yoga's executor, which follows the spec.
- * - @envelop/graphql-jit caches the compiled query by document only, not by operationName: a document
- *   holding several operations would run whichever one was compiled first for every operationName.
- *   So only documents with one operation are compiled (yoga has already refused an operationName that
- *   does not select it).
- * - A compiled query reports variables that fail coercion (a missing non-null variable, a wrong type)
- *   as an execution result, so yoga would answer 200; graphql-js raises them as a request error, which
- *   GraphQL over HTTP answers with 400 under `application/graphql-response+json`. Coercing first
- *   (cheap, and only for operations that declare variables) keeps that behaviour.
- */
-function jitCanRun({ schema, document, variableValues }: ExecutionArgs): boolean {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  const [operation] = operations;
-  if (operations.length !== 1 || operation === undefined) return false;
-  const variables = operation.variableDefinitions ?? [];
-  return variables.length === 0 || getVariableValues(schema, variables, variableValues ?? {}).errors === undefined;
-}
-
-/** graphql-armor's five limits; each rejection names the limit and the value found. */
-function useLimits(settings: GraphSettings): Plugin {
-  return EnvelopArmorPlugin({
-    maxDepth: { n: settings.maxDepth },
-    maxAliases: { n: settings.maxAliases },
-    maxTokens: { n: settings.maxTokens },
-    maxDirectives: { n: settings.maxDirectives },
-    costLimit: { maxCost: settings.maxCost },
-    // "Did you mean …?" hints leak the schema; keep them for developers only.
-    blockFieldSuggestion: { enabled: settings.production },
-  });
-}
-
-/**
  * The channel graph over HTTP (yoga at `/graphql`): schema/channel.graphql with typed resolvers over
  * the snapshot store, and the production plugins of GraphSettings. Stops listening to the store when
  * the yoga instance is disposed (`await yoga.dispose()`).
@@ -100,14 +72,15 @@ function useLimits(settings: GraphSettings): Plugin {
 export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   const { store, settings } = options;
   const indexes = createSnapshotIndexes(store);
+  const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT) : undefined;
   const plugins: GraphPlugin[] = [
-    useLimits(settings),
+    ...useLimits(settings),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
+    ...(graphiql ? [graphiql.plugin] : []),
     { onDispose: () => indexes.close() },
     ...(options.plugins ?? []),
   ].map(withAnyContext);
-  if (settings.jit) plugins.push(withAnyContext(useGraphQlJit({}, { enableIf: jitCanRun }) as Plugin));
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
   return createGraphServer<ChannelGraphContext>({
@@ -115,10 +88,14 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     resolvers: createChannelResolvers(indexes),
     plugins,
     context: () => createChannelGraphContext(store, indexes),
-    maskedErrors: settings.maskErrors ? true : { isDev: true },
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    maxDocumentBytes: settings.maxDocumentBytes,
+    jit: settings.jit,
+    development: settings.development,
+    maskedErrors: settings.maskErrors,
     extraParamNames: ['documentId'],
-    graphiql: settings.graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
-    renderGraphiQL: async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
+    graphiql: graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
+    ...(graphiql && { renderGraphiQL: graphiql.render }),
     landingPage: false,
   });
 }
@@ -127,6 +104,11 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
 export interface ChannelGraphHandler {
   graph: ChannelGraph;
   requestListener(request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * The request-head limit (node:http `maxHeaderSize`) the server should have, so that a GET can carry
+   * a document of the maximum size (and one over it is answered 414 with a GraphQL error).
+   */
+  maxHeaderBytes: number;
   dispose(): Promise<void>;
 }
 
@@ -137,9 +119,15 @@ export interface ChannelGraphHandler {
  */
 export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
   const { settings, store } = options;
+  const maxHeaderBytes = requestHeadLimitFor(settings.maxDocumentBytes);
   if (!settings.responseCache) {
     const graph = createChannelGraph(options);
-    return { graph, requestListener: (request, response) => void graph.requestListener(request, response), dispose: async () => graph.dispose() };
+    return {
+      graph,
+      requestListener: withValidHost((request, response) => void graph.requestListener(request, response)),
+      maxHeaderBytes,
+      dispose: async () => graph.dispose(),
+    };
   }
   const cache = createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000 });
   const graph = createChannelGraph({ ...options, plugins: [...(options.plugins ?? []), cache.plugin] });
@@ -150,7 +138,8 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
   );
   return {
     graph,
-    requestListener,
+    requestListener: withValidHost(requestListener),
+    maxHeaderBytes,
     async dispose() {
       cache.close();
       await graph.dispose();

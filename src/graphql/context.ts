@@ -98,6 +98,12 @@ export function createSnapshotIndexes(store: ChannelGraphStore): SnapshotIndexes
 export type ChannelGraphContext = {
   /** A platform's supporters and tiers; rejects with the store's UpstreamUnavailableError. */
   platform(platform: Platform): Promise<PlatformIndex>;
+  /**
+   * The platform's index if this request has already read it, else undefined. Fields below a
+   * supporter or a tier (whose platform was read to list it) answer synchronously through it: a
+   * promise per field per list item is most of what executing a large answer allocates.
+   */
+  platformRead(platform: Platform): PlatformIndex | undefined;
   /** The video channel's statistics; rejects with the store's UpstreamUnavailableError. */
   stats(): Promise<ChannelStatsView>;
   /**
@@ -109,16 +115,22 @@ export type ChannelGraphContext = {
 
 export function createChannelGraphContext(store: ChannelGraphStore, indexes: SnapshotIndexes): ChannelGraphContext {
   const platforms = new Map<Platform, Promise<PlatformIndex>>();
+  const read = new Map<Platform, PlatformIndex>();
   let stats: Promise<ChannelStatsView> | undefined;
   return {
     platform(platform) {
-      let read = platforms.get(platform);
-      if (!read) {
-        read = store.read(platform).then((served) => indexes.indexOf(served.data));
-        platforms.set(platform, read);
+      let reading = platforms.get(platform);
+      if (!reading) {
+        reading = store.read(platform).then((served) => {
+          const index = indexes.indexOf(served.data);
+          read.set(platform, index);
+          return index;
+        });
+        platforms.set(platform, reading);
       }
-      return read;
+      return reading;
     },
+    platformRead: (platform) => read.get(platform),
     stats() {
       stats ??= store.read('stats').then((served) => ({ ...served.data, stale: served.stale }));
       return stats;

@@ -1,11 +1,16 @@
 /**
  * The channel graph's plugin settings: each has a documented default and an environment override.
- * The table in the README is this list.
+ * The table in the README is this list. Production behaviour is the default: development (stack
+ * traces, field suggestions, GraphiQL) is chosen explicitly with `NODE_ENV=development`.
  */
 export interface GraphSettings {
-  /** `NODE_ENV=production`. Production masks unexpected errors and hides field suggestions. */
-  production: boolean;
-  /** `GRAPHQL_MASK_ERRORS` (default: production). Unexpected errors become "Unexpected error.". */
+  /**
+   * `NODE_ENV=development` (default false: any other value, or none, is production). Development adds
+   * the original error (message and stack) to masked errors, keeps "Did you mean …?" suggestions and
+   * turns GraphiQL on.
+   */
+  development: boolean;
+  /** `GRAPHQL_MASK_ERRORS` (default: not development). Unexpected errors become "Unexpected error.". */
   maskErrors: boolean;
   /** `GRAPHQL_TRUSTED_DOCUMENTS_ONLY` (default false). Only documents of the codegen manifest run. */
   trustedDocumentsOnly: boolean;
@@ -13,10 +18,15 @@ export interface GraphSettings {
   responseCache: boolean;
   /** `GRAPHQL_RESPONSE_CACHE_TTL_SECONDS` (default 300): an upper bound on top of change invalidation. */
   responseCacheTtlSeconds: number;
-  /** `GRAPHQL_GRAPHIQL` (default true). GraphiQL on GET /graphql from a browser. */
+  /** `GRAPHQL_GRAPHIQL` (default: development). GraphiQL on GET /graphql from a browser. */
   graphiql: boolean;
   /** `GRAPHQL_JIT` (default true: ~2× the throughput in bench/graph). Compile queries with graphql-jit. */
   jit: boolean;
+  /**
+   * `GRAPHQL_MAX_DOCUMENT_BYTES` (default 65536). Largest document (UTF-8 bytes), refused before it
+   * is lexed; the POST body limit is this plus an allowance for variables and extensions.
+   */
+  maxDocumentBytes: number;
   /** `GRAPHQL_MAX_DEPTH` (default 8). Deepest selection, fragments included. */
   maxDepth: number;
   /** `GRAPHQL_MAX_ALIASES` (default 15). Aliases in one document. */
@@ -29,14 +39,16 @@ export interface GraphSettings {
   maxCost: number;
 }
 
+/** What `npm start` runs with an empty environment: production. */
 export const DEFAULT_GRAPH_SETTINGS: Readonly<GraphSettings> = {
-  production: false,
-  maskErrors: false,
+  development: false,
+  maskErrors: true,
   trustedDocumentsOnly: false,
   responseCache: true,
   responseCacheTtlSeconds: 300,
-  graphiql: true,
+  graphiql: false,
   jit: true,
+  maxDocumentBytes: 64 * 1024,
   maxDepth: 8,
   maxAliases: 15,
   maxTokens: 1000,
@@ -67,15 +79,16 @@ function readPositiveInteger(env: Env, name: string, fallback: number): number {
 /** Reads the settings from the environment; throws `Error('GRAPHQL_X: expected …, got …')` on a bad value. */
 export function readGraphSettings(env: Env): GraphSettings {
   const d = DEFAULT_GRAPH_SETTINGS;
-  const production = env.NODE_ENV === 'production';
+  const development = env.NODE_ENV === 'development';
   return {
-    production,
-    maskErrors: readBoolean(env, 'GRAPHQL_MASK_ERRORS', production),
+    development,
+    maskErrors: readBoolean(env, 'GRAPHQL_MASK_ERRORS', !development),
     trustedDocumentsOnly: readBoolean(env, 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY', d.trustedDocumentsOnly),
     responseCache: readBoolean(env, 'GRAPHQL_RESPONSE_CACHE', d.responseCache),
     responseCacheTtlSeconds: readPositiveInteger(env, 'GRAPHQL_RESPONSE_CACHE_TTL_SECONDS', d.responseCacheTtlSeconds),
-    graphiql: readBoolean(env, 'GRAPHQL_GRAPHIQL', d.graphiql),
+    graphiql: readBoolean(env, 'GRAPHQL_GRAPHIQL', development),
     jit: readBoolean(env, 'GRAPHQL_JIT', d.jit),
+    maxDocumentBytes: readPositiveInteger(env, 'GRAPHQL_MAX_DOCUMENT_BYTES', d.maxDocumentBytes),
     maxDepth: readPositiveInteger(env, 'GRAPHQL_MAX_DEPTH', d.maxDepth),
     maxAliases: readPositiveInteger(env, 'GRAPHQL_MAX_ALIASES', d.maxAliases),
     maxTokens: readPositiveInteger(env, 'GRAPHQL_MAX_TOKENS', d.maxTokens),

@@ -12,9 +12,6 @@ import { BodyTooLargeError, readStreamBody } from '../lib/body.js';
  * count and refused as soon as it passes the limit.
  */
 
-/** yoga's default `maxRequestBodySize`. */
-export const DEFAULT_MAX_REQUEST_BODY_BYTES = 25_000_000;
-
 /** RFC 9110 §8.6: Content-Length is one non-negative decimal integer (a list is a smuggling attempt). */
 const CONTENT_LENGTH = /^\d+$/;
 

@@ -59,10 +59,12 @@ const supporterFields = {
   id: (supporter: Supporter) => supporter.id,
   name: (supporter: Supporter) => supporter.name,
   platform: (supporter: Supporter) => GRAPH_PLATFORM_OF[supporter.platform],
-  tier: async (supporter: Supporter, _args: unknown, ctx: ChannelGraphContext) => {
-    if (supporter.tierId === null) return null;
-    const index = await ctx.platform(supporter.platform);
-    return index.tiersById.get(supporter.tierId) ?? null;
+  tier: (supporter: Supporter, _args: unknown, ctx: ChannelGraphContext) => {
+    const { tierId } = supporter;
+    if (tierId === null) return null;
+    const index = ctx.platformRead(supporter.platform);
+    if (index) return index.tiersById.get(tierId) ?? null;
+    return ctx.platform(supporter.platform).then((read) => read.tiersById.get(tierId) ?? null);
   },
   amountCents: (supporter: Supporter) => supporter.amountCents,
   since: (supporter: Supporter) => supporter.since,
@@ -121,9 +123,10 @@ export function createChannelResolvers(indexes: SnapshotIndexes): Resolvers {
       title: (tier) => tier.title,
       platform: (tier) => GRAPH_PLATFORM_OF[tier.platform],
       amountCents: (tier) => tier.amountCents,
-      supporters: async (tier, _args, ctx) => {
-        const index = await ctx.platform(tier.platform);
-        return index.supportersByTierId.get(tier.id) ?? [];
+      supporters: (tier, _args, ctx) => {
+        const index = ctx.platformRead(tier.platform);
+        if (index) return index.supportersByTierId.get(tier.id) ?? [];
+        return ctx.platform(tier.platform).then((read) => read.supportersByTierId.get(tier.id) ?? []);
       },
     },
     ChannelStats: {

@@ -3,7 +3,14 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers, TypeSource } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
-import { DEFAULT_MAX_REQUEST_BODY_BYTES, useRequestBodyLimit } from './request-body-limit.js';
+import { createDocumentCache, type DocumentCache } from './document-cache.js';
+import { DEFAULT_MAX_DOCUMENT_BYTES, requestBodyLimitFor, useDocumentLimit } from './document-limit.js';
+import { createMaskError } from './error-masking.js';
+import { useGraphQLJit } from './jit.js';
+import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
+import { useKnownOperationTypes } from './operation-types.js';
+import { useRequestBodyLimit } from './request-body-limit.js';
+import { useUrlParams } from './url-params.js';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
 export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
@@ -15,7 +22,23 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   plugins?: Array<Plugin<YogaInitialContext & TContext> | Plugin>;
   /** Builds the per-request context; merged with yoga's initial context. */
   context?: YogaServerOptions<Record<string, never>, TContext>['context'];
-} & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context'>;
+  /**
+   * Largest document in UTF-8 bytes (default 64 KiB), refused before lexing: 413 for a POST, 414 for
+   * a GET. Unless `maxRequestBodySize` is given, the POST body limit is this plus REQUEST_ALLOWANCE_BYTES.
+   */
+  maxDocumentBytes?: number;
+  /** The parse and validation cache (default: `createDocumentCache()`, 1,000 documents, 16 MiB). */
+  documentCache?: DocumentCache;
+  /** Run query operations with graphql-jit (default false); compiled forms live in the document cache. */
+  jit?: boolean;
+  /**
+   * Development mode (default false): errors carry the original error with its stack. Never in
+   * production: no answer then contains a stack trace or a file path.
+   */
+  development?: boolean;
+  /** Unexpected errors (bugs) answer "Unexpected error." (default true), or their own message (false). */
+  maskedErrors?: boolean;
+} & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context' | 'maskedErrors' | 'parserAndValidationCache'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
 export function loadTypeDefs(schemaDir: string): string[] {
@@ -36,23 +59,49 @@ export function createExecutableSchema(source: SchemaSource, resolvers: IResolve
 }
 
 /**
- * A GraphQL-over-HTTP server (yoga) for one schema. No global state: every call builds its own
- * schema and server, so tests can start as many as they like.
+ * A GraphQL-over-HTTP server (yoga) for one schema, safe to expose: every document is bounded before
+ * it is lexed, the parse and validation cache is bounded and keeps only valid documents, and every
+ * refusal is a 4xx whose body is a GraphQL error (no stack trace outside development). No global
+ * state: every call builds its own schema, caches and server, so tests can start as many as they like.
  */
 export function createGraphServer<TContext extends Record<string, unknown> = Record<string, never>>(
   options: GraphServerOptions<TContext>,
 ): YogaServerInstance<Record<string, never>, TContext> {
-  const { typeDefs, schemaDir, resolvers, plugins, maxRequestBodySize, ...yogaOptions } = options;
+  const {
+    typeDefs,
+    schemaDir,
+    resolvers,
+    plugins,
+    maxRequestBodySize,
+    maxDocumentBytes = DEFAULT_MAX_DOCUMENT_BYTES,
+    documentCache = createDocumentCache(),
+    jit = false,
+    development = false,
+    maskedErrors = true,
+    ...yogaOptions
+  } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
   const schema = createExecutableSchema(source, resolvers);
-  const bodyLimit = maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
+  const bodyLimit = maxRequestBodySize ?? requestBodyLimitFor(maxDocumentBytes);
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',
     ...yogaOptions,
     schema,
     // yoga's limit streams every body through a counter; ours checks Content-Length (request-body-limit.ts).
     maxRequestBodySize: false,
-    // Last, so that it wraps whichever request parser the plugins before it selected.
-    plugins: [...(plugins ?? []), ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)])],
+    // yoga's cache keys whole texts and keeps parse failures; ours is bounded (document-cache.ts).
+    parserAndValidationCache: false,
+    maskedErrors: { maskError: createMaskError({ maskUnexpected: maskedErrors, development }), isDev: development },
+    plugins: [
+      useDocumentLimit(maxDocumentBytes),
+      useUrlParams(),
+      ...(plugins ?? []),
+      useKnownOperationTypes(),
+      documentCache.plugin,
+      ...(jit ? [useGraphQLJit(documentCache)] : []),
+      useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),
+      // Last, so that it wraps whichever request parser the plugins before it selected.
+      ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)]),
+    ],
   });
 }

@@ -42,7 +42,7 @@ async function serveCorruptGraph(settings: Partial<GraphSettings>): Promise<stri
 
 describe('error masking', () => {
   it('in production an unexpected error is "Unexpected error." with nothing of the original, and the rest resolves', async () => {
-    const url = await serveCorruptGraph({ production: true, maskErrors: true });
+    const url = await serveCorruptGraph({ development: false, maskErrors: true });
     const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } stats { subscribers } }' });
     expect(body.data).toEqual({ topSupporter: null, stats: { subscribers: 7 } });
     expect(body.errors).toHaveLength(1);
@@ -51,14 +51,22 @@ describe('error masking', () => {
   });
 
   it('in development the original error (message and stack) is in extensions.originalError', async () => {
-    const url = await serveCorruptGraph({ production: false, maskErrors: false });
+    const url = await serveCorruptGraph({ development: true, maskErrors: false });
     const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } }' });
     expect(body.errors![0]!.extensions!.originalError).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), stack: expect.any(String) });
   });
 
+  it('in production with GRAPHQL_MASK_ERRORS=false an unexpected error keeps its message, but no stack or path', async () => {
+    const url = await serveCorruptGraph({ development: false, maskErrors: false });
+    const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } }' });
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0]).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), path: ['topSupporter'], extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect(JSON.stringify(body)).not.toMatch(/stack|originalError|\.ts:\d|file:/);
+  });
+
   it('field suggestions are given in development and hidden in production', async () => {
-    const developmentUrl = await serveCorruptGraph({ production: false });
-    const productionUrl = await serveCorruptGraph({ production: true, maskErrors: true });
+    const developmentUrl = await serveCorruptGraph({ development: true });
+    const productionUrl = await serveCorruptGraph({ development: false, maskErrors: true });
     const typo = { query: '{ stats { subscriber } }' };
     expect((await postGraph(developmentUrl, typo)).body.errors![0]!.message).toMatch(/Did you mean "subscribers"\?/);
     expect((await postGraph(productionUrl, typo)).body.errors![0]!.message).not.toMatch(/Did you mean/);
@@ -67,7 +75,7 @@ describe('error masking', () => {
 
 describe('GraphiQL', () => {
   it('is served on GET /graphql to a browser, and not when GRAPHQL_GRAPHIQL=false', async () => {
-    const on = await startGraphApp();
+    const on = await startGraphApp({ graphiql: true });
     const off = await startGraphApp({ graphiql: false });
     cleanups.push(() => on.close(), () => off.close());
     const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml' } };

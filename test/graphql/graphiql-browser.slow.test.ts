@@ -19,7 +19,7 @@ describeWithBinary(CHROMIUM, 'GraphiQL in headless Chromium', (executablePath) =
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let browser: Browser;
   beforeAll(async () => {
-    started = await startGraphApp();
+    started = await startGraphApp({ graphiql: true });
     browser = await chromium.launch({
       executablePath,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -16,10 +16,12 @@ function nestedTiers(levels: number): string {
   return `{ tiers { ${selection} } }`;
 }
 
+/** The one error of a refused document: its message, prefixed by its `extensions.code`. */
 function firstError(body: Awaited<ReturnType<typeof postGraph>>['body']): string {
   expect(body.data ?? null).toBeNull();
   expect(body.errors?.length).toBe(1);
-  return body.errors![0]!.message;
+  const [error] = body.errors!;
+  return `${String(error!.extensions?.code)}: ${error!.message}`;
 }
 
 describe('default limits', () => {
@@ -38,27 +40,27 @@ describe('default limits', () => {
     }
   });
 
-  it('rejects a 10,000-alias document at the token limit, before parsing it whole', async () => {
-    const { body } = await postGraph(started.app.url, { query: aliases(10_000) });
-    expect(firstError(body)).toBe('Syntax Error: Token limit of 1000 exceeded.');
+  it('rejects a 2,000-alias document (56 KB, 12,000 tokens) at the token limit, before parsing it whole', async () => {
+    const { body } = await postGraph(started.app.url, { query: aliases(2_000) });
+    expect(firstError(body)).toBe('MAX_TOKENS_EXCEEDED: Token limit of 1000 exceeded.');
   });
 
   it('rejects 16 aliases (limit 15) naming the limit and the count', async () => {
-    expect(firstError((await postGraph(started.app.url, { query: aliases(16) })).body)).toMatch(/Aliases limit of 15 exceeded, found 16/);
+    expect(firstError((await postGraph(started.app.url, { query: aliases(16) })).body)).toBe('MAX_ALIASES_EXCEEDED: Aliases limit of 15 exceeded, found 16.');
     expect((await query(started.app.url, aliases(15))).errors).toBeUndefined();
   });
 
   it('rejects a 50-level tiers { supporters { tier { … } } } document, naming the limit', async () => {
     // Its cost (×1.5 per level) is checked first; the depth limit alone rejects it too (below).
-    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(50) })).body)).toMatch(/Query Cost limit of 5000 exceeded, found \d+/);
+    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(50) })).body)).toMatch(/^MAX_COST_EXCEEDED: Query Cost limit of 5000 exceeded, found \d+/);
     // Depth counts every field level, leaves included: tiers + 7 levels + id = 9.
-    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(7) })).body)).toMatch(/Query depth limit of 8 exceeded, found 9\./);
+    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(7) })).body)).toBe('MAX_DEPTH_EXCEEDED: Query depth limit of 8 exceeded, found 9.');
     expect((await query(started.app.url, nestedTiers(6))).errors).toBeUndefined();
   });
 
   it('rejects more than 10 directives', async () => {
     const directives = Array.from({ length: 11 }, () => '@include(if: true)').join(' ');
-    expect(firstError((await postGraph(started.app.url, { query: `{ stats ${directives} { subscribers } }` })).body)).toMatch(/Directives limit of 10 exceeded, found 11/);
+    expect(firstError((await postGraph(started.app.url, { query: `{ stats ${directives} { subscribers } }` })).body)).toBe('MAX_DIRECTIVES_EXCEEDED: Directives limit of 10 exceeded, found 11.');
   });
 
   it('still answers introspection (GraphiQL needs it) despite its depth', async () => {
@@ -74,13 +76,13 @@ describe('limits set through the environment', () => {
   });
   afterAll(() => started.close());
 
-  it('with a higher token limit the 10,000 aliases hit the alias limit instead', async () => {
-    expect(firstError((await postGraph(started.app.url, { query: aliases(10_000) })).body)).toMatch(/Aliases limit of 2 exceeded, found 10000/);
+  it('with a higher token limit the 2,000 aliases hit the alias limit instead', async () => {
+    expect(firstError((await postGraph(started.app.url, { query: aliases(2_000) })).body)).toBe('MAX_ALIASES_EXCEEDED: Aliases limit of 2 exceeded, found 2000.');
   });
 
   it('applies GRAPHQL_MAX_COST', async () => {
     // Cost: 17.75 (objects 2, scalars 1, ×1.5 per level) against a limit of 15.
-    expect(firstError((await postGraph(started.app.url, { query: '{ supporters { id name amountCents since tier { id title amountCents } } }' })).body)).toMatch(/Query Cost limit of 15 exceeded, found 17.75/);
+    expect(firstError((await postGraph(started.app.url, { query: '{ supporters { id name amountCents since tier { id title amountCents } } }' })).body)).toBe('MAX_COST_EXCEEDED: Query Cost limit of 15 exceeded, found 17.75.');
     expect((await query(started.app.url, '{ stats { subscribers } }')).errors).toBeUndefined();
   });
 });
@@ -93,7 +95,7 @@ describe('the depth limit on its own (GRAPHQL_MAX_DEPTH=3, cost unlimited)', () 
   afterAll(() => started.close());
 
   it('rejects the 50-level document at depth 3', async () => {
-    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(50) })).body)).toMatch(/Query depth limit of 3 exceeded, found 52\./);
+    expect(firstError((await postGraph(started.app.url, { query: nestedTiers(50) })).body)).toBe('MAX_DEPTH_EXCEEDED: Query depth limit of 3 exceeded, found 52.');
     expect((await query(started.app.url, nestedTiers(1))).errors).toBeUndefined();
   });
 });
