@@ -183,7 +183,9 @@ function jsonApiErrorTitle(body: string): string {
 function requestFailure(error: unknown, what: string): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (error instanceof OAuth2Error) {
-    return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}`, { status: error.response.status, cause: error });
+    // invalid_grant (RFC 6749 §5.2): the refresh token is dead; only a new login brings a valid one.
+    const hint = error.code === 'invalid_grant' ? '; log in again with npm run authorize' : '';
+    return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}${hint}`, { status: error.response.status, cause: error });
   }
   if (error instanceof OAuth2TimeoutError) {
     return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out (${error.message})`, { cause: error });
