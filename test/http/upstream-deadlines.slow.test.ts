@@ -11,7 +11,7 @@ import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testC
  * Node 20 made the old `AbortSignal.any` deadline never fire. The sandbox hangs on demand
  * (`stall` faults): no answer at all, or headers and then a body that never completes.
  */
-const DEADLINE_MS = 500;
+const DEADLINE_MS = 1_000;
 const REFRESH_INTERVAL_SECONDS = 1;
 
 interface Health {
@@ -73,9 +73,9 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
   });
 
   it('a video platform that stalls its body: /healthz shows the snapshot stale with the error within deadline + refresh interval', async () => {
-    stopCollecting = collectGarbageContinuously();
     const app = await startApp();
     await app.store.refresh('video');
+    stopCollecting = collectGarbageContinuously();
     await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', stall: 'body' });
     const { health, ms } = await untilStale(app, 'video', performance.now());
     expect(health.status).toBe('degraded');
@@ -90,9 +90,9 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
   });
 
   it('a token endpoint that never answers: the membership snapshot turns stale, naming the token endpoint, within deadline + refresh interval', async () => {
-    stopCollecting = collectGarbageContinuously();
     const app = await startApp();
     await app.store.refresh('membership');
+    stopCollecting = collectGarbageContinuously();
     await sandboxControl(sandbox, 'POST', 'faults', { target: 'token', stall: 'headers' });
     await sandboxControl(sandbox, 'POST', 'expire-tokens'); // the next read gets a 401 and refreshes
     const { health, ms } = await untilStale(app, 'membership', performance.now());
