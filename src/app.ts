@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
 import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
 import { SnapshotStore } from './channel/snapshot-store.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from './channel/video.js';
-import type { ChannelConfig, MembershipSettings, VideoSettings } from './config.js';
+import {
+  DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
+} from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { listen, type Listening } from './lib/listen.js';
@@ -30,13 +33,32 @@ export interface ChannelApp {
   store: SnapshotStore;
   /** The in-process platform emulator (sandbox mode only). */
   sandbox?: RunningSandbox;
+  /**
+   * Stops in this order: no new connection, requests in flight finish (those still running after
+   * half the shutdown timeout, at most 5 s, are cut), a membership token refresh in flight is
+   * answered and its token saved, the snapshot writes reach the disk, the upstream connections and
+   * the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
+   * that takes longer than `shutdownTimeoutMs`. Every call returns the same promise.
+   */
   close(): Promise<void>;
+}
+
+/** `close()` did not finish within the shutdown timeout. */
+export class ShutdownTimeoutError extends Error {
+  override readonly name = 'ShutdownTimeoutError';
 }
 
 export { MEMBERSHIP_TOKEN_FILE } from './channel/membership-oauth.js';
 
-/** How long close() lets requests in flight finish before cutting their connections. */
+/** How long close() lets requests in flight finish before cutting their connections (at most). */
 const CLOSE_GRACE_MS = 5_000;
+/** A client may send this many header lines (Node's default, 2,000, is far more than any client needs). */
+const MAX_HEADERS_COUNT = 100;
+/**
+ * How often node:http checks headersTimeout and requestTimeout. Its default, 30 s, would let a slow
+ * client stay up to 30 s past them.
+ */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
 /** `/graphql`, `/graphql?…` and `/graphql/…` (persisted documents manifest) belong to yoga. */
 function isGraphRequest(request: IncomingMessage): boolean {
@@ -70,12 +92,19 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const dataDir = sandbox !== undefined ? join(config.dataDir, 'sandbox') : config.dataDir;
   const tokenStore = sandbox !== undefined ? new MemoryTokenStore() : createMembershipTokenStore(dataDir);
 
-  const keeper = createMembershipKeeper(createMembershipOAuthClient(upstream.membership), upstream.membership, tokenStore);
+  const upstreamTimeoutMs = config.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
+
+  // The OAuth2 client's `connection.timeout` is the deadline of the token endpoint and of the membership API.
+  const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs } });
+  const keeper = createMembershipKeeper(membershipClient, upstream.membership, tokenStore);
+  const video = { ...upstream.video, requestTimeoutMs: upstreamTimeoutMs };
   const store = new SnapshotStore({
     sources: {
       membership: createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }),
-      video: createVideoMembersSource(upstream.video),
-      stats: createVideoStatsSource(upstream.video),
+      video: createVideoMembersSource(video),
+      stats: createVideoStatsSource(video),
     },
     dataDir,
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
@@ -85,14 +114,27 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
 
   const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger });
   const graph = createChannelGraphHandler({ store, settings: config.graph });
-  // The request-head limit lets a GET carry a document of the graph's maximum size.
-  const server = createServer({ maxHeaderSize: graph.maxHeaderBytes }, (request, response) => {
-    if (isGraphRequest(request)) graph.requestListener(request, response);
-    else rest(request, response);
-  });
+  const server = createServer(
+    // The request-head limit lets a GET carry a document of the graph's maximum size.
+    {
+      maxHeaderSize: graph.maxHeaderBytes,
+      headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    },
+    (request, response) => {
+      if (isGraphRequest(request)) graph.requestListener(request, response);
+      else rest(request, response);
+    },
+  );
+  server.keepAliveTimeout = http.keepAliveTimeoutMs;
+  server.maxHeadersCount = MAX_HEADERS_COUNT;
+  // No connection stays silent longer (a client that stops reading its answer is cut off), except
+  // while a cold read waits for an upstream, which its deadline ends.
+  server.timeout = Math.max(http.requestTimeoutMs, upstreamTimeoutMs + 1_000);
+  // Requests in flight get at most half the shutdown budget: the rest is for the token refresh and the saves.
+  const graceMs = Math.min(CLOSE_GRACE_MS, shutdownTimeoutMs / 2);
   let listening: Listening;
   try {
-    listening = await listen(server, { port: config.port, host: config.host, closeGraceMs: CLOSE_GRACE_MS });
+    listening = await listen(server, { port: config.port, host: config.host, closeGraceMs: graceMs });
   } catch (error) {
     await Promise.all([store.close(), graph.dispose(), sandbox?.close()]);
     throw error;
@@ -104,14 +146,41 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     store,
     ...(sandbox === undefined ? {} : { sandbox }),
     close() {
-      closing ??= (async () => {
-        await listening.close();
-        await graph.dispose();
-        await store.close();
-        await keeper.client.close();
-        await sandbox?.close();
-      })();
+      closing ??= runWithin(shutdownTimeoutMs, [
+        ['the requests in flight', () => listening.close()],
+        ['the GraphQL handler', () => graph.dispose()],
+        [
+          'the membership token refresh in flight and its save',
+          () => {
+            if (keeper.refreshInFlight) logger.info('closing: waiting for the membership token refresh in flight and its save');
+            return keeper.drain();
+          },
+        ],
+        ['the snapshot writes', () => store.close()],
+        ['the upstream connections', () => keeper.client.close()],
+        ['the sandbox', async () => sandbox?.close()],
+      ]);
       return closing;
     },
   };
+}
+
+/** Runs the steps one after another; rejects with ShutdownTimeoutError naming the step still running after `timeoutMs`. */
+async function runWithin(timeoutMs: number, steps: ReadonlyArray<readonly [name: string, run: () => Promise<unknown>]>): Promise<void> {
+  let current = steps[0]?.[0] ?? '';
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ShutdownTimeoutError(`shutdown did not finish within ${timeoutMs} ms (still waiting for ${current})`)), timeoutMs);
+  });
+  const sequence = (async () => {
+    for (const [name, run] of steps) {
+      current = name;
+      await run();
+    }
+  })();
+  try {
+    await Promise.race([sequence, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -11,6 +11,7 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { membersConfigSchema, type MembersConfig } from './channel/members-config.js';
 import type { MembershipCredentials } from './channel/membership.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
 
 export interface MembershipSettings extends MembershipCredentials {
@@ -24,6 +25,23 @@ export interface VideoSettings {
 
 export type UpstreamSettings = { mode: 'sandbox' } | { mode: 'live'; membership: MembershipSettings; video: VideoSettings };
 
+/**
+ * How long clients may take (node:http server options), in milliseconds: a client that dribbles its
+ * headers or body, or keeps an idle connection, is cut off after these.
+ */
+export interface HttpServerSettings {
+  /** Until the request's headers are complete (`server.headersTimeout`). At most `requestTimeoutMs`. */
+  headersTimeoutMs: number;
+  /** Until the whole request, body included, is received (`server.requestTimeout`); also the socket inactivity limit. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (`server.keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_SERVER_SETTINGS: Readonly<HttpServerSettings> = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+/** SHUTDOWN_TIMEOUT_MS: draining requests, waiting for a token refresh and for the saves, in all. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
 export interface ChannelConfig {
   port: number;
   host: string;
@@ -33,6 +51,12 @@ export interface ChannelConfig {
   refreshIntervalSeconds: number;
   upstream: UpstreamSettings;
   graph: GraphSettings;
+  /** Deadline of every upstream request: token endpoint, membership API, video API. Default DEFAULT_UPSTREAM_TIMEOUT_MS. */
+  upstreamTimeoutMs?: number;
+  /** How long `close()` may take in all. Default DEFAULT_SHUTDOWN_TIMEOUT_MS. */
+  shutdownTimeoutMs?: number;
+  /** Default DEFAULT_HTTP_SERVER_SETTINGS, field by field. */
+  http?: Partial<HttpServerSettings>;
 }
 
 /** One line: `<file>: <field>: expected …`. */
@@ -62,6 +86,11 @@ const DEFAULTS = {
   MEMBERS_CONFIG: 'members.json',
   DATA_DIR: 'data',
   REFRESH_INTERVAL_SECONDS: 300,
+  UPSTREAM_TIMEOUT_MS: DEFAULT_UPSTREAM_TIMEOUT_MS,
+  SHUTDOWN_TIMEOUT_MS: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  HTTP_HEADERS_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs,
+  HTTP_REQUEST_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs,
 } as const;
 
 const integerText = (min: number, max: number, what: string) =>
@@ -82,6 +111,11 @@ const PUBLIC_FIELDS = {
   MEMBERS_CONFIG: z.string().min(1, { error: 'expected the path of the members file' }),
   DATA_DIR: z.string().min(1, { error: 'expected a directory path' }),
   REFRESH_INTERVAL_SECONDS: integerText(0, 86_400, 'expected whole seconds 0-86400 (0 turns the interval refresh off)'),
+  UPSTREAM_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
+  SHUTDOWN_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
+  HTTP_HEADERS_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
+  HTTP_REQUEST_TIMEOUT_MS: integerText(1, 3_600_000, 'expected milliseconds 1-3600000'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
 } as const;
 
 /** The `.env` file's variables; an absent file is an empty one (defaults and the environment apply). */
@@ -204,6 +238,19 @@ export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeC
   return { membership: readMembershipClient(env, file), dataDir: resolve(cwd, readPublic(env, 'DATA_DIR', file)) };
 }
 
+function readHttpServer(env: Env, file: string): HttpServerSettings {
+  const settings: HttpServerSettings = {
+    headersTimeoutMs: readPublic(env, 'HTTP_HEADERS_TIMEOUT_MS', file),
+    requestTimeoutMs: readPublic(env, 'HTTP_REQUEST_TIMEOUT_MS', file),
+    keepAliveTimeoutMs: readPublic(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', file),
+  };
+  // node:http refuses a headers timeout longer than the request timeout (ERR_OUT_OF_RANGE).
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    throw new ConfigError(file, 'HTTP_HEADERS_TIMEOUT_MS', `expected at most HTTP_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}), got ${settings.headersTimeoutMs}`);
+  }
+  return settings;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError (one line) on the first bad value. */
 export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
   const { cwd, file, env } = readEnvironment(options);
@@ -222,5 +269,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     refreshIntervalSeconds: readPublic(env, 'REFRESH_INTERVAL_SECONDS', file),
     upstream: readUpstream(env, file, cwd),
     graph,
+    upstreamTimeoutMs: readPublic(env, 'UPSTREAM_TIMEOUT_MS', file),
+    shutdownTimeoutMs: readPublic(env, 'SHUTDOWN_TIMEOUT_MS', file),
+    http: readHttpServer(env, file),
   };
 }

@@ -3,8 +3,9 @@
  * SIGINT/SIGTERM. A bad configuration ends the process with one line on stderr (exit code 78,
  * EX_CONFIG of sysexits.h) naming the file, the field and what is expected.
  */
+import { constants } from 'node:os';
 import { createChannelApp, type ChannelApp } from './app.js';
-import { ConfigError, loadConfig, type ChannelConfig } from './config.js';
+import { ConfigError, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig, type ChannelConfig } from './config.js';
 
 const EX_CONFIG = 78;
 
@@ -23,7 +24,43 @@ if (config.upstream.mode === 'sandbox') {
   console.info(`live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);
 }
 
-let app: ChannelApp;
+/**
+ * A signal repeated within this time counts as the same one: a Ctrl-C in a terminal reaches the
+ * whole foreground process group, and npm forwards it to this process a second time.
+ */
+const REPEATED_SIGNAL_MS = 1_000;
+
+let app: ChannelApp | undefined;
+let stoppingSince: number | undefined;
+
+function closeAndExit(running: ChannelApp): void {
+  running.close().then(
+    () => {
+      console.info('closed');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}
+
+// Installed before the start: the first token refresh can be under way before the server listens.
+function stop(signal: NodeJS.Signals): void {
+  if (stoppingSince !== undefined) {
+    if (Date.now() - stoppingSince < REPEATED_SIGNAL_MS) return;
+    process.stderr.write(`${signal} again: exiting at once, without waiting for requests, a token refresh or the snapshot writes\n`);
+    process.exit(128 + constants.signals[signal]);
+  }
+  stoppingSince = Date.now();
+  const timeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  console.info(`${signal}: closing within ${timeoutMs} ms (requests in flight finish, a token refresh in flight and the snapshot writes are saved; ${signal} again exits at once)`);
+  if (app !== undefined) closeAndExit(app);
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
 try {
   app = await createChannelApp(config);
 } catch (error) {
@@ -37,23 +74,8 @@ try {
   process.stderr.write(`could not start: ${reason}\n`);
   process.exit(1);
 }
-
-let stopping = false;
-function stop(signal: NodeJS.Signals): void {
-  if (stopping) return;
-  stopping = true;
-  console.info(`${signal}: closing (requests in flight finish, snapshots are flushed to disk)`);
-  app.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-
 console.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql)`);
 if (app.sandbox !== undefined) console.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+// A signal that came during the start closes the service now that it can be closed.
+if (stoppingSince !== undefined) closeAndExit(app);
 

@@ -189,3 +189,47 @@ describe('src/main.ts when the port is taken', () => {
     }
   });
 });
+
+/** UPSTREAM_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS and the HTTP_*_TIMEOUT_MS settings: defaults, overrides, refusals. */
+describe('timeouts in the configuration', () => {
+  it('defaults: upstream 10 s, shutdown 10 s, headers 10 s, request 30 s, keep-alive 5 s', () => {
+    expect(loadConfig({ cwd, env: {} })).toMatchObject({
+      upstreamTimeoutMs: 10_000,
+      shutdownTimeoutMs: 10_000,
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
+    });
+  });
+
+  it('each one is overridden by its variable', () => {
+    const env = {
+      UPSTREAM_TIMEOUT_MS: '2500',
+      SHUTDOWN_TIMEOUT_MS: '4000',
+      HTTP_HEADERS_TIMEOUT_MS: '3000',
+      HTTP_REQUEST_TIMEOUT_MS: '9000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+    };
+    expect(loadConfig({ cwd, env })).toMatchObject({
+      upstreamTimeoutMs: 2_500,
+      shutdownTimeoutMs: 4_000,
+      http: { headersTimeoutMs: 3_000, requestTimeoutMs: 9_000, keepAliveTimeoutMs: 65_000 },
+    });
+  });
+
+  it.each([
+    ['UPSTREAM_TIMEOUT_MS', '0', 'expected milliseconds 1-600000, got "0"'],
+    ['SHUTDOWN_TIMEOUT_MS', '10s', 'expected milliseconds 1-600000, got "10s"'],
+    ['HTTP_HEADERS_TIMEOUT_MS', '-1', 'expected milliseconds 1-600000, got "-1"'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '3600001', 'expected milliseconds 1-3600000, got "3600001"'],
+    ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '', null],
+  ])('%s=%s', (name, value, expected) => {
+    if (expected === null) {
+      expect(loadConfig({ cwd, env: { [name]: value } }).http?.keepAliveTimeoutMs).toBe(5_000); // empty: the default
+      return;
+    }
+    expect(configError({ [name]: value }).message).toBe(`.env: ${name}: ${expected}`);
+  });
+
+  it('a headers timeout longer than the request timeout is refused (node:http would throw at start)', () => {
+    expect(configError({ HTTP_HEADERS_TIMEOUT_MS: '40000' }).message).toBe('.env: HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS (30000), got 40000');
+  });
+});

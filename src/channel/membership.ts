@@ -11,7 +11,7 @@ import {
   ResourceIndex, collectionDocumentSchema, relatedMany, relatedOne, singleDocumentSchema, type CollectionDocument, type ResourceObject,
 } from './jsonapi.js';
 import type { Supporter, SupportersSnapshot, Tier } from './models.js';
-import { UpstreamError, parseUpstream, parseUpstreamJson, withTimeout, type UpstreamSource } from './upstream.js';
+import { UpstreamError, parseUpstream, parseUpstreamJson, type UpstreamSource } from './upstream.js';
 
 /**
  * What the membership platform issues to this app (its developer portal): the OAuth2 client, its
@@ -37,7 +37,6 @@ const JSON_API = 'application/vnd.api+json';
 const PAGE_COUNT = 1000;
 /** A guard against a platform that keeps linking to new pages forever (100 million members). */
 const MAX_PAGES = 100_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 const memberAttributesSchema = z.looseObject({
   full_name: z.string().nullable().optional(),
@@ -133,21 +132,22 @@ export interface MembershipSourceOptions {
   /** MEMBERSHIP_API_BASE, e.g. https://www.patreon.com */
   apiBase: string;
   campaignId: string;
-  /** Holds the OAuth2 token: refreshes before expiry and once after a 401. */
+  /**
+   * Holds the OAuth2 token: refreshes before expiry and once after a 401. Its client's
+   * `connection.timeout` is the deadline of every request, token endpoint and API alike.
+   */
   keeper: TokenKeeper;
-  requestTimeoutMs?: number;
 }
 
 export function createMembershipSource(options: MembershipSourceOptions): UpstreamSource<SupportersSnapshot> {
   const origin = new URL(options.apiBase).origin;
-  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
 
   async function getDocument(url: string, what: string, signal: AbortSignal | undefined): Promise<unknown> {
     // The bearer token must never go to another origin, whatever a pagination link says.
     if (new URL(url).origin !== origin) throw new UpstreamError(SOURCE, `${what}: the link points to another origin than MEMBERSHIP_API_BASE`);
     let response;
     try {
-      response = await options.keeper.request('get', url, { headers: { accept: JSON_API }, raiseErrors: false, signal: withTimeout(signal, timeoutMs) });
+      response = await options.keeper.request('get', url, { headers: { accept: JSON_API }, raiseErrors: false, signal });
     } catch (error) {
       throw requestFailure(error, what);
     }
@@ -201,10 +201,15 @@ function jsonApiErrorTitle(body: string): string {
 function requestFailure(error: unknown, what: string): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (error instanceof OAuth2Error) {
-    return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}`, { status: error.response.status, cause: error });
+    // invalid_grant (RFC 6749 §5.2): the refresh token is dead; only a new login brings a valid one.
+    const hint = error.code === 'invalid_grant' ? '; log in again with npm run authorize' : '';
+    return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}${hint}`, { status: error.response.status, cause: error });
   }
-  if (error instanceof OAuth2TimeoutError || error instanceof OAuth2AbortError) {
-    return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out`, { cause: error });
+  if (error instanceof OAuth2TimeoutError) {
+    return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out (${error.message})`, { cause: error });
+  }
+  if (error instanceof OAuth2AbortError) {
+    return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out (cancelled by the caller)`, { cause: error });
   }
   const name = error instanceof Error ? error.name : 'Error';
   return new UpstreamError(SOURCE, `${what}: the platform could not be reached (${name})`, { cause: error });

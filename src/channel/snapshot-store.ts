@@ -149,10 +149,14 @@ export class SnapshotStore {
     }
   }
 
-  /** Stops the interval, aborts fetches in flight and waits until every pending write is on disk. */
+  /**
+   * Stops the interval, aborts the fetches in flight and waits until they have ended (a fetch that
+   * completed anyway is persisted) and every pending write is on disk.
+   */
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#abort.abort(new Error('snapshot store closed'));
+    await Promise.all(SOURCE_NAMES.map((source) => this.#states[source].inflight?.catch(() => undefined) ?? Promise.resolve()));
     await Promise.all(SOURCE_NAMES.map((source) => this.#states[source].writes));
   }
 

@@ -3,6 +3,7 @@
  * snapshot, and the one error type every adapter throws when it cannot.
  */
 import type { z } from 'zod';
+import { withDeadline } from '../lib/deadline.js';
 
 export interface UpstreamSource<T> {
   /** Short, stable name used in logs, health and error messages (e.g. `membership`). */
@@ -54,8 +55,28 @@ export function parseUpstreamJson(source: string, what: string, body: string): u
   }
 }
 
-/** A signal that aborts with the caller's signal or after `timeoutMs`. */
-export function withTimeout(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+/**
+ * The deadline of every request to an upstream platform when none is configured (the service reads
+ * UPSTREAM_TIMEOUT_MS): connect, headers and body.
+ */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs one upstream request (`exchange`: fetch and read the whole body) under `timeoutMs`, a
+ * deadline that fires on every Node version (src/lib/deadline.ts). A request past its deadline, or
+ * cut short by the caller's signal, rejects with an UpstreamError saying so.
+ */
+export function withUpstreamDeadline<T>(
+  source: string,
+  what: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  exchange: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  return withDeadline(exchange, {
+    timeoutMs,
+    signal,
+    timeoutError: () => new UpstreamError(source, `${what}: the request was aborted or timed out (no answer within ${timeoutMs} ms)`),
+    abortError: (reason) => new UpstreamError(source, `${what}: the request was aborted or timed out (cancelled by the caller)`, { cause: reason }),
+  });
 }

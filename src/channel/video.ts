@@ -8,10 +8,9 @@ import { z } from 'zod';
 import { stripDecorativeEmoji } from './emoji.js';
 import type { MembersConfig } from './members-config.js';
 import type { StatsSnapshot, Supporter, SupportersSnapshot, Tier } from './models.js';
-import { UpstreamError, parseUpstream, parseUpstreamJson, withTimeout, type UpstreamSource } from './upstream.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamError, parseUpstream, parseUpstreamJson, withUpstreamDeadline, type UpstreamSource } from './upstream.js';
 
 const DAY_MS = 86_400_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 const SPONSORS_PAGE_SIZE = 100;
 /** Channel ids per get_creator_channels request. */
 const CHANNEL_BATCH_SIZE = 50;
@@ -23,6 +22,7 @@ export interface VideoSourceOptions {
   /** VIDEO_API_BASE, e.g. https://studio.youtube.com */
   apiBase: string;
   members: MembersConfig;
+  /** Deadline of each request, headers and body (default DEFAULT_UPSTREAM_TIMEOUT_MS). */
   requestTimeoutMs?: number;
 }
 
@@ -98,29 +98,30 @@ function firstNameFromTitle(title: string | undefined): string | null {
 /** POSTs to a `/youtubei/v1/…` endpoint as the dashboard does and returns the parsed JSON body. */
 function createDashboardClient(options: VideoSourceOptions, source: string) {
   const { members } = options;
-  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   return async function post(path: string, body: Record<string, unknown>, what: string, signal: AbortSignal | undefined): Promise<unknown> {
     const url = new URL(`/youtubei/v1/${path}`, options.apiBase);
     url.searchParams.set('alt', 'json');
     url.searchParams.set('key', members.key);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { ...members.headers, 'content-type': 'application/json', referer: members.referrer },
-        body: JSON.stringify({ context: members.context, ...body }),
-        // A redirect here is a login page, not data.
-        redirect: 'manual',
-        signal: withTimeout(signal, timeoutMs),
-      });
-    } catch (error) {
-      const name = error instanceof Error ? error.name : 'Error';
-      const reason = name === 'TimeoutError' || name === 'AbortError' ? 'the request was aborted or timed out' : `the platform could not be reached (${name})`;
-      throw new UpstreamError(source, `${what}: ${reason}`, { cause: error });
-    }
-    const text = await response.text();
-    if (response.status !== 200) {
-      throw new UpstreamError(source, `${what}: the platform answered HTTP ${response.status}${googleErrorHint(response.status, text)}`, { status: response.status });
+    // The deadline covers the body too: a platform that sends its headers and then stalls is cut off.
+    const { status, text } = await withUpstreamDeadline(source, what, timeoutMs, signal, async (deadline) => {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { ...members.headers, 'content-type': 'application/json', referer: members.referrer },
+          body: JSON.stringify({ context: members.context, ...body }),
+          // A redirect here is a login page, not data.
+          redirect: 'manual',
+          signal: deadline,
+        });
+      } catch (error) {
+        throw new UpstreamError(source, `${what}: the platform could not be reached (${error instanceof Error ? error.name : 'Error'})`, { cause: error });
+      }
+      return { status: response.status, text: await response.text() };
+    });
+    if (status !== 200) {
+      throw new UpstreamError(source, `${what}: the platform answered HTTP ${status}${googleErrorHint(status, text)}`, { status });
     }
     return parseUpstreamJson(source, what, text);
   };

@@ -80,7 +80,7 @@ function isRunning(pid: number): boolean {
 }
 
 /** Last modification time in ms; 0 when the file is gone (its writer renamed it meanwhile). */
-async function modifiedAt(path: string): Promise<number> {
+export async function modifiedAt(path: string): Promise<number> {
   try {
     return (await stat(path)).mtimeMs;
   } catch (error) {
@@ -89,15 +89,20 @@ async function modifiedAt(path: string): Promise<number> {
   }
 }
 
+/** A temporary file an interrupted write of the target left behind. */
+export interface LeftoverFile {
+  path: string;
+  modifiedMs: number;
+}
+
 /**
- * Removes the temporary files that interrupted writes of `path` left behind (a `kill -9` or a crash
- * between write and rename), so they do not pile up: call it before reading the target at start.
- * A temporary file is kept while its writer may still be writing it: when this process is writing
- * it, or when another running process has the writer's pid and the file is less than an hour old
- * (two processes sharing a data directory). A file with our own pid that we are not writing is from
- * an earlier process that had the same pid (pid 1 in a container). Resolves with the paths removed.
+ * The temporary files that interrupted writes of `path` left behind (a `kill -9` or a crash between
+ * write and rename). A temporary file is not a leftover while its writer may still be writing it:
+ * when this process is writing it, or when another running process has the writer's pid and the
+ * file is less than an hour old (two processes sharing a data directory). A file with our own pid
+ * that we are not writing is from an earlier process that had the same pid (pid 1 in a container).
  */
-export async function removeTemporaryFiles(path: string): Promise<string[]> {
+export async function findLeftoverFiles(path: string): Promise<LeftoverFile[]> {
   const directory = dirname(path);
   const pattern = new RegExp(`^${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(\\d+)\\.[0-9a-f]{12}\\.tmp$`);
   let names: string[];
@@ -107,18 +112,28 @@ export async function removeTemporaryFiles(path: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const removed: string[] = [];
+  const leftovers: LeftoverFile[] = [];
   for (const name of names) {
     const writer = pattern.exec(name)?.[1];
     if (writer === undefined) continue;
     const temporary = join(directory, name);
     if (writing.has(temporary)) continue;
     const pid = Number(writer);
-    if (pid !== process.pid && isRunning(pid) && Date.now() - (await modifiedAt(temporary)) < ABANDONED_AFTER_MS) continue;
-    await rm(temporary, { force: true });
-    removed.push(temporary);
+    const modifiedMs = await modifiedAt(temporary);
+    if (pid !== process.pid && isRunning(pid) && Date.now() - modifiedMs < ABANDONED_AFTER_MS) continue;
+    leftovers.push({ path: temporary, modifiedMs });
   }
-  return removed;
+  return leftovers;
+}
+
+/**
+ * Removes the leftovers of interrupted writes of `path` (findLeftoverFiles), so they do not pile
+ * up: call it before reading the target at start. Resolves with the paths removed.
+ */
+export async function removeTemporaryFiles(path: string): Promise<string[]> {
+  const leftovers = await findLeftoverFiles(path);
+  await Promise.all(leftovers.map((leftover) => rm(leftover.path, { force: true })));
+  return leftovers.map((leftover) => leftover.path);
 }
 
 /** The file's text, or null when it does not exist (any other failure is thrown). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AccessToken } from './access-token.js';
 import type { OAuth2Client, RequestOptions } from './client.js';
+import { OAuth2AbortError } from './errors.js';
 import type { OAuth2Response } from './response.js';
 import type { TokenStore } from './token-store.js';
 import type { TokenHash, Verb } from './types.js';
@@ -34,6 +35,10 @@ export class TokenKeeper {
   #current: Promise<AccessToken> | undefined;
   #refreshing: Promise<AccessToken> | undefined;
   #seed: string | undefined;
+  /** Set by drain(): no new refresh starts. */
+  #draining = false;
+  /** A rotated token whose save failed; drain() tries once more. */
+  #unsaved: AccessToken | undefined;
 
   constructor(client: OAuth2Client, options: TokenKeeperOptions = {}) {
     this.client = client;
@@ -41,6 +46,11 @@ export class TokenKeeper {
     this.#initial = options.initial;
     this.#leewayMs = options.refreshLeewayMs ?? 60_000;
     this.#seed = options.initial === undefined ? undefined : seedFingerprint(options.initial);
+  }
+
+  /** Whether a token-endpoint call (and the save of its token) is under way. */
+  get refreshInFlight(): boolean {
+    return this.#refreshing !== undefined;
   }
 
   /** A usable token: refreshed first when expired or within the leeway (concurrent callers share one refresh). */
@@ -62,11 +72,19 @@ export class TokenKeeper {
    */
   async replace(token: AccessToken): Promise<void> {
     if (this.#store !== undefined) await this.#store.save(this.storedHash(token));
+    this.#unsaved = undefined;
     this.#current = Promise.resolve(token);
   }
 
-  /** Refreshes now. N concurrent calls → one token-endpoint request; the rotated token is saved to the store. */
+  /**
+   * Refreshes now. N concurrent calls → one token-endpoint request; the rotated token is saved to
+   * the store before any caller gets it. After drain() a new refresh is refused (OAuth2AbortError);
+   * joining the one in flight is not.
+   */
   refresh(): Promise<AccessToken> {
+    if (this.#draining && this.#refreshing === undefined) {
+      return Promise.reject(new OAuth2AbortError('TokenKeeper: no token refresh is started while shutting down (drain() was called)'));
+    }
     this.#refreshing ??= this.rotate().finally(() => {
       this.#refreshing = undefined;
     });
@@ -83,6 +101,18 @@ export class TokenKeeper {
     return this.settle(await (await refreshed).request(verb, pathOrUrl, { ...options, raiseErrors: false }), options);
   }
 
+  /**
+   * For a clean shutdown: from now on no refresh starts, and this resolves once the refresh in
+   * flight, if any, has been answered and its token saved. The authorization server retires the
+   * previous refresh token when it answers (rotation), so a process that exits earlier loses the
+   * only valid one. A rotated token whose save failed is saved once more. Never rejects.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    await this.#refreshing?.catch(() => undefined);
+    if (this.#unsaved !== undefined) await this.save(this.#unsaved);
+  }
+
   private settle(response: OAuth2Response, options: RequestOptions): OAuth2Response {
     if (response.error !== undefined && (options.raiseErrors ?? this.client.options.raiseErrors)) throw response.error;
     return response;
@@ -91,16 +121,23 @@ export class TokenKeeper {
   private async rotate(): Promise<AccessToken> {
     const current = await this.current();
     const next = await current.refresh();
+    // The old refresh token is dead from here on: the new one goes to disk before anyone uses it.
+    await this.save(next);
     this.#current = Promise.resolve(next);
-    if (this.#store !== undefined) {
-      try {
-        await this.#store.save(this.storedHash(next));
-      } catch (error) {
-        // The new token works and is held in memory; the next rotation saves again.
-        this.client.logger.warn(`TokenKeeper: saving the refreshed token failed: ${(error as Error).message}`);
-      }
-    }
     return next;
+  }
+
+  /** Saves a rotated token; a failure is logged, and the token is still used (it is the only valid one). */
+  private async save(token: AccessToken): Promise<void> {
+    if (this.#store === undefined) return;
+    try {
+      await this.#store.save(this.storedHash(token));
+      this.#unsaved = undefined;
+    } catch (error) {
+      // The new token works and is held in memory; the next rotation or drain() saves again.
+      this.#unsaved = token;
+      this.client.logger.warn(`TokenKeeper: saving the refreshed token failed: ${(error as Error).message}`);
+    }
   }
 
   private storedHash(token: AccessToken): TokenHash {
@@ -110,6 +147,7 @@ export class TokenKeeper {
   }
 
   private async load(): Promise<AccessToken> {
+    await this.#store?.recover?.();
     const stored = await this.#store?.load();
     if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) {
       const { [SEED_KEY]: seed, ...token } = stored;

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import { readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '../lib/atomic-file.js';
+import { findLeftoverFiles, modifiedAt, readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '../lib/atomic-file.js';
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
 
@@ -9,6 +9,11 @@ export interface TokenStore {
   save(token: TokenHash): Promise<void>;
   /** Forgets the token (after revocation); nothing to forget is not an error. */
   clear(): Promise<void>;
+  /**
+   * Optional: completes a save that a crash interrupted, so that `load()` returns the newest token.
+   * A TokenKeeper calls it once, before its first `load()`.
+   */
+  recover?(): Promise<void>;
 }
 
 /** Keeps the token in process memory only. */
@@ -39,7 +44,7 @@ export interface FileOperations {
  * Keeps the token in a JSON file readable by its owner only (mode 0600). A save writes a temporary
  * file in the same directory, flushes it, renames it over the file and flushes the directory
  * (src/lib/atomic-file.ts): a crash at any point leaves either the previous token or the new one,
- * never a torn file. Loading first removes the temporary files an interrupted save left behind.
+ * never a torn file. `recover()` completes a save a crash interrupted and removes the leftovers.
  */
 export class FileTokenStore implements TokenStore {
   readonly path: string;
@@ -51,14 +56,35 @@ export class FileTokenStore implements TokenStore {
   }
 
   async load(): Promise<TokenHash | null> {
-    await removeTemporaryFiles(this.path);
     const text = await readFileIfExists(this.path);
     if (text === null) return null;
     const value: unknown = JSON.parse(text);
-    if (!isPlainObject(value) || typeof value.access_token !== 'string') {
-      throw new TypeError(`${this.path} does not hold a token (an object with access_token)`);
+    if (!isToken(value)) throw new TypeError(`${this.path} does not hold a token (an object with access_token)`);
+    return value;
+  }
+
+  /**
+   * A crash (`kill -9`, power cut) after a save flushed its temporary file but before the rename
+   * leaves the newest token in that file only: the authorization server has already retired the
+   * refresh token in `path`. When such a file holds a whole token and is newer than `path`, it is
+   * saved as `path` and removed. A torn temporary file (the crash came during the write) does not
+   * parse and is ignored, as is one whose writer is still running (another process sharing the
+   * directory, in the middle of its save).
+   */
+  async recover(): Promise<void> {
+    const saved = await modifiedAt(this.path);
+    let newest: { path: string; text: string; modifiedMs: number } | undefined;
+    for (const leftover of await findLeftoverFiles(this.path)) {
+      if (leftover.modifiedMs <= (newest?.modifiedMs ?? saved)) continue;
+      const text = await readFileIfExists(leftover.path);
+      if (text !== null && isToken(parseJson(text))) newest = { ...leftover, text };
     }
-    return value as TokenHash;
+    if (newest !== undefined) {
+      await writeFileAtomic(this.path, newest.text, { mode: 0o600, renameFile: (from, to) => this.#operations.rename(from, to) });
+      await rm(newest.path, { force: true });
+    }
+    // The older leftovers (and torn ones) hold nothing newer than the file: they must not pile up.
+    await removeTemporaryFiles(this.path);
   }
 
   save(token: TokenHash): Promise<void> {
@@ -67,5 +93,17 @@ export class FileTokenStore implements TokenStore {
 
   clear(): Promise<void> {
     return rm(this.path, { force: true });
+  }
+}
+
+function isToken(value: unknown): value is TokenHash {
+  return isPlainObject(value) && typeof value.access_token === 'string';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

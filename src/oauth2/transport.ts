@@ -1,5 +1,6 @@
 import ky, { isTimeoutError, type KyInstance, type Options } from 'ky';
 import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from 'undici';
+import { withDeadline } from '../lib/deadline.js';
 import { OAuth2AbortError, OAuth2ConnectionError, OAuth2TimeoutError } from './errors.js';
 
 /** TLS material for every HTTPS request of a client (reference: Wire behaviour 7, mutual TLS). */
@@ -96,30 +97,23 @@ export function createTransport(options: ConnectionOptions, customize?: (instanc
 }
 
 /**
- * The deadline is a plain timer and AbortController (not `AbortSignal.timeout`/`AbortSignal.any`,
- * whose timeout Node 20 can lose once the signal is garbage-collected): the timer holds the
- * controller, the controller's signal goes straight to undici, and the call also races the abort
- * itself, so it settles on time even if an abort never reached the socket. The caller's signal is
- * followed with an ordinary listener, removed when the exchange ends.
+ * One deadline over the whole exchange (src/lib/deadline.ts: a plain timer and AbortController, not
+ * `AbortSignal.timeout`/`AbortSignal.any`, whose timeout Node 20 can lose once the signal is
+ * garbage-collected). Its signal goes straight to undici, and the call settles on time even if an
+ * abort never reached the socket.
  */
 async function exchange(http: KyInstance, request: Exchange, timeoutMs: number, maxBytes: number): Promise<ExchangeResult> {
   const where = `${request.url.origin}${request.url.pathname}`;
-  const controller = new AbortController();
-  const abortedByCaller = (): void => controller.abort(new OAuth2AbortError(`request to ${where} was aborted by the caller's signal`, { cause: request.signal?.reason }));
-  const deadline = setTimeout(() => controller.abort(new OAuth2TimeoutError(`request to ${where} timed out after ${timeoutMs} ms`)), timeoutMs);
-  if (request.signal?.aborted === true) abortedByCaller();
-  else request.signal?.addEventListener('abort', abortedByCaller, { once: true });
-  const aborted = new Promise<never>((_resolve, reject) => {
-    if (controller.signal.aborted) reject(controller.signal.reason as Error);
-    else controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true });
-  });
   try {
-    return await Promise.race([perform(http, request, controller.signal, maxBytes, where), aborted]);
+    return await withDeadline((signal) => perform(http, request, signal, maxBytes, where), {
+      timeoutMs,
+      signal: request.signal,
+      timeoutError: () => new OAuth2TimeoutError(`request to ${where} timed out after ${timeoutMs} ms`),
+      abortError: (reason) => new OAuth2AbortError(`request to ${where} was aborted by the caller's signal`, { cause: reason }),
+    });
   } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : transportError(error, where);
-  } finally {
-    clearTimeout(deadline);
-    request.signal?.removeEventListener('abort', abortedByCaller);
+    // The deadline's own errors are final; anything else comes from the HTTP stack.
+    throw error instanceof OAuth2TimeoutError || error instanceof OAuth2AbortError ? error : transportError(error, where);
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { readBody, sendJson } from './http-kit.js';
+import { stallResponse } from './fault-responses.js';
+import { delay, readBody, sendJson } from './http-kit.js';
 import type { SandboxState } from './state.js';
 import { SANDBOX_SCOPE } from './tokens.js';
 
@@ -15,9 +16,10 @@ export const REVOKE_PATH = '/api/oauth2/revoke';
 
 /** RFC 6749 §5.1/§5.2 responses carry Cache-Control: no-store and Pragma: no-cache. */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { error, error_description: description }, 'application/json; charset=utf-8', { ...NO_STORE, ...headers });
+  sendJson(res, status, { error, error_description: description }, TOKEN_CONTENT_TYPE, { ...NO_STORE, ...headers });
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -82,55 +84,74 @@ function grantedScope(requested: string | null): string | null {
   return scopes.every((scope) => grantable.has(scope)) ? scopes.join(' ') : null;
 }
 
-export async function handleTokenEndpoint(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  state.requests.token += 1;
-  const params = await authenticatedForm(state, req, res, 'token');
-  if (params === null) return;
+/** The token endpoint's answer to an authenticated request: a token response or an error response. */
+interface TokenAnswer {
+  status: number;
+  body: object;
+}
+
+const oauthError = (error: string, description: string): TokenAnswer => ({ status: 400, body: { error, error_description: description } });
+
+/** Carries out the grant of an authenticated token request (a refresh token is retired here). */
+function grant(state: SandboxState, params: URLSearchParams): TokenAnswer {
   const grantType = params.get('grant_type');
   switch (grantType) {
     case null:
-      sendOAuthError(res, 400, 'invalid_request', 'grant_type is missing');
-      return;
+      return oauthError('invalid_request', 'grant_type is missing');
     case 'authorization_code': {
       const code = params.get('code');
-      if (!code) {
-        sendOAuthError(res, 400, 'invalid_request', 'code is missing');
-        return;
-      }
+      if (!code) return oauthError('invalid_request', 'code is missing');
       const redeemed = state.codes.redeem(code, state.credentials.clientId, params.get('redirect_uri'), params.get('code_verifier'));
-      if (!redeemed.ok) {
-        sendOAuthError(res, 400, 'invalid_grant', redeemed.description);
-        return;
-      }
-      sendJson(res, 200, state.tokens.issue(redeemed.scope, true), 'application/json; charset=utf-8', NO_STORE);
-      return;
+      if (!redeemed.ok) return oauthError('invalid_grant', redeemed.description);
+      return { status: 200, body: state.tokens.issue(redeemed.scope, true) };
     }
     case 'client_credentials': {
       const scope = grantedScope(params.get('scope'));
-      if (scope === null) {
-        sendOAuthError(res, 400, 'invalid_scope', `the sandbox grants ${SANDBOX_SCOPE}`);
-        return;
-      }
-      sendJson(res, 200, state.tokens.issue(scope, false), 'application/json; charset=utf-8', NO_STORE);
-      return;
+      if (scope === null) return oauthError('invalid_scope', `the sandbox grants ${SANDBOX_SCOPE}`);
+      return { status: 200, body: state.tokens.issue(scope, false) };
     }
     case 'refresh_token': {
       const refreshToken = params.get('refresh_token');
-      if (!refreshToken) {
-        sendOAuthError(res, 400, 'invalid_request', 'refresh_token is missing');
-        return;
-      }
+      if (!refreshToken) return oauthError('invalid_request', 'refresh_token is missing');
       const issued = state.tokens.rotate(refreshToken);
-      if (!issued) {
-        sendOAuthError(res, 400, 'invalid_grant', 'the refresh token is invalid, expired or was already used');
-        return;
-      }
-      sendJson(res, 200, issued, 'application/json; charset=utf-8', NO_STORE);
-      return;
+      if (!issued) return oauthError('invalid_grant', 'the refresh token is invalid, expired or was already used');
+      return { status: 200, body: issued };
     }
     default:
-      sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here; use authorization_code, client_credentials or refresh_token`);
+      return oauthError('unsupported_grant_type', `grant_type ${grantType} is not supported here; use authorization_code, client_credentials or refresh_token`);
   }
+}
+
+/**
+ * POST /api/oauth2/token. An injected fault with a status answers it without carrying out the grant
+ * (the server is down); `latencyMs` and `stall: 'body'` come AFTER the grant — the server has
+ * already retired the presented refresh token when its answer is late or never completes, as a
+ * real one that is slow to answer; `stall: 'headers'` holds the request before anything is done.
+ */
+export async function handleTokenEndpoint(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  state.requests.token += 1;
+  const fault = state.faults.decide('token');
+  if (fault?.status !== undefined || fault?.stall === 'headers') {
+    await readBody(req);
+    if (fault.status !== undefined) {
+      await delay(fault.latencyMs);
+      sendOAuthError(res, fault.status, 'temporarily_unavailable', `injected fault: status ${fault.status}`, fault.status === 503 ? { 'retry-after': '1' } : {});
+    } else {
+      await stallResponse(res, 'headers', TOKEN_CONTENT_TYPE);
+    }
+    return;
+  }
+  const params = await authenticatedForm(state, req, res, 'token');
+  if (params === null) return;
+  const answer = grant(state, params);
+  if (fault !== null) {
+    await delay(fault.latencyMs);
+    if (fault.stall === 'body') {
+      await stallResponse(res, 'body', TOKEN_CONTENT_TYPE);
+      return;
+    }
+  }
+  sendJson(res, answer.status, answer.body, TOKEN_CONTENT_TYPE, NO_STORE);
 }
 
 /** POST /api/oauth2/revoke (RFC 7009 §2.1): 200 whether or not the token was known (§2.2). */
