@@ -113,6 +113,8 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     plugins,
     context: () => createChannelGraphContext(store, indexes),
     maskedErrors: settings.maskErrors ? true : { isDev: true },
+    // A field added to the SDL without a resolver: production refuses to start, development warns.
+    missingResolvers: settings.production ? 'error' : 'warn',
     extraParamNames: ['documentId'],
     graphiql: settings.graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     renderGraphiQL: async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),

@@ -4,6 +4,7 @@ import type { IResolvers, TypeSource } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, useRequestBodyLimit } from './request-body-limit.js';
+import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
 export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
@@ -15,6 +16,8 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   plugins?: Array<Plugin<YogaInitialContext & TContext> | Plugin>;
   /** Builds the per-request context; merged with yoga's initial context. */
   context?: YogaServerOptions<Record<string, never>, TContext>['context'];
+  /** A schema field without a resolver: `error` (default) refuses to start, `warn` prints it and serves null. */
+  missingResolvers?: MissingResolvers;
 } & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
@@ -24,15 +27,18 @@ export function loadTypeDefs(schemaDir: string): string[] {
 
 /**
  * Makes an executable schema from SDL and resolvers. A resolver for a type or field that the SDL does
- * not declare is an error at start-up, not a silently ignored function.
+ * not declare is an error at start-up, not a silently ignored function; so is a field without a
+ * resolver, unless `missingResolvers` is `warn` (resolver-coverage.ts).
  */
-export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[]): GraphQLSchema {
+export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[], missingResolvers: MissingResolvers = 'error'): GraphQLSchema {
   const typeDefs = source.typeDefs ?? loadTypeDefs(source.schemaDir);
-  return makeExecutableSchema({
+  const schema = makeExecutableSchema({
     typeDefs,
     resolvers,
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  assertResolverCoverage(schema, missingResolvers);
+  return schema;
 }
 
 /**
@@ -42,9 +48,9 @@ export function createExecutableSchema(source: SchemaSource, resolvers: IResolve
 export function createGraphServer<TContext extends Record<string, unknown> = Record<string, never>>(
   options: GraphServerOptions<TContext>,
 ): YogaServerInstance<Record<string, never>, TContext> {
-  const { typeDefs, schemaDir, resolvers, plugins, maxRequestBodySize, ...yogaOptions } = options;
+  const { typeDefs, schemaDir, resolvers, plugins, maxRequestBodySize, missingResolvers, ...yogaOptions } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
-  const schema = createExecutableSchema(source, resolvers);
+  const schema = createExecutableSchema(source, resolvers, missingResolvers);
   const bodyLimit = maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',
