@@ -1,5 +1,4 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
-import { reportCodegenFailure } from './scripts/codegen-failure.js';
 import { openApiPreset } from './scripts/codegen-openapi.js';
 
 /**
@@ -102,8 +101,9 @@ const config: CodegenConfig = {
     },
   },
   ignoreNoDocuments: true,
-  // `silent` keeps the CLI's task list and stack traces out; this prints one message with file and line.
-  hooks: { onError: (message: string) => reportCodegenFailure(config, message) },
+  // `silent` keeps the CLI's task list and stack traces out; this prints one message with file and
+  // line (loaded only on failure: a successful run does not pay for it).
+  hooks: { onError: async (message: string) => (await import('./scripts/codegen-failure.js')).reportCodegenFailure(config, message) },
 };
 
 export default config;
