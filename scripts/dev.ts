@@ -53,7 +53,7 @@ function startChild(label: string, command: string, args: string[], env: NodeJS.
   return child;
 }
 
-/** Codegen errors with file and line, then the schema classification; false when codegen cannot succeed. */
+/** Codegen errors with file and line; when there are none, the schema classification. */
 async function diagnose(): Promise<void> {
   const problems = await diagnoseProjects(projectsOf(config));
   if (problems.length > 0) {

@@ -70,7 +70,9 @@ export async function releasedBaseline(): Promise<Baseline> {
     const text = await readFile(releasedContractPath(contract), 'utf8').catch(() => undefined);
     if (text !== undefined) contracts.set(contract, text);
   }
-  const sdl = await readFile(RELEASED_SCHEMA_PATH, 'utf8');
+  const sdl = await readFile(RELEASED_SCHEMA_PATH, 'utf8').catch(() => {
+    throw new Error(`${RELEASED_SCHEMA_PATH} not found: \`npm run schema:release\` sets the first baseline`);
+  });
   return { name: `${RELEASED_DIR}/`, sdl: [new Source(sdl, RELEASED_SCHEMA_PATH)], contracts };
 }
 
