@@ -2,8 +2,8 @@
  * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, every failure shown where the
  * user is looking.
  * - [codegen] graphql-codegen's watch mode on codegen.ts (SDL, operations and `openapi/*.yaml`), run
- *   in this process through the CLI's `generate`. Every save is diagnosed first: an SDL or operation
- *   error is printed as `file:line:column message` (the CLI's watch mode prints nothing).
+ *   in this process through the CLI's `generate`. Every save is diagnosed first: an SDL, operation or
+ *   contract YAML error is printed as `file:line:column message` (the CLI's watch mode prints nothing).
  * - [schema] every save is classified against the last release, as `npm run schema:check` does.
  * - [types] `tsc --watch --noEmit --incremental` on the whole project: every regeneration is
  *   typechecked, and an error such as a resolver missing for a new field is printed.
@@ -13,11 +13,13 @@
  * Ctrl-C (SIGINT) or SIGTERM stops every child and exits 0 once they are all gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CodegenContext, generate } from '@graphql-codegen/cli';
+import { glob } from 'tinyglobby';
+import { parseDocument } from 'yaml';
 import config from '../codegen.js';
 import { projectsOf } from './codegen-failure.js';
 import { diagnoseProjects, formatDiagnostic } from './graphql-diagnostics.js';
@@ -53,12 +55,24 @@ function startChild(label: string, command: string, args: string[], env: NodeJS.
   return child;
 }
 
+/** YAML errors of the OpenAPI contracts, as `file:line:column message` (openapi-typescript's would not say where). */
+async function contractProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of (await glob(['openapi/*.yaml'])).sort()) {
+    for (const error of parseDocument(await readFile(file, 'utf8')).errors) {
+      const [start] = error.linePos ?? [];
+      problems.push(`${file}:${start?.line ?? 1}:${start?.col ?? 1} ${error.message.split('\n')[0] ?? ''}`);
+    }
+  }
+  return problems;
+}
+
 /** Codegen errors with file and line; when there are none, the schema classification. */
 async function diagnose(): Promise<void> {
-  const problems = await diagnoseProjects(projectsOf(config));
+  const problems = [...(await diagnoseProjects(projectsOf(config))).map(formatDiagnostic), ...(await contractProblems())];
   if (problems.length > 0) {
     log('codegen', `cannot regenerate; the server keeps the last good schema:`);
-    for (const problem of problems) log('codegen', `  ${formatDiagnostic(problem)}`);
+    for (const problem of problems) log('codegen', `  ${problem}`);
     return;
   }
   try {

@@ -7,7 +7,7 @@
  * everything with exit code 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, readFile, readdir } from 'node:fs/promises';
+import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -110,6 +110,8 @@ it('serves the graph, regenerates and restarts on an SDL save, follows openapi/,
     return text.includes('export type paths') && text.includes('export type components') ? text : undefined; // complete, not mid-write
   });
   expect(probeTypes).toContain('from openapi/dev-probe.yaml');
+  await writeFile(join(project.dir, 'openapi', 'dev-broken.yaml'), 'openapi: 3.1.0\ninfo: [unclosed\n');
+  await eventually('the contract error with its file and line', () => (/\[codegen\] {3}openapi\/dev-broken\.yaml:\d+:\d+ /.test(output) ? true : undefined));
 
   // What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. npm itself then
   // ends by that signal; dev.ts stops its children and exits 0 after logging "stopped".
