@@ -1,25 +1,36 @@
 /**
- * `npm run dev [-- <entry>]`: the schema-first loop in one terminal.
- * - graphql-codegen in watch mode (every GraphQL project of codegen.ts: an SDL or operation save
- *   rewrites the generated types),
- * - openapi-typescript again whenever an `openapi/*.yaml` changes,
- * - the server (`src/main.ts`, or `<entry>`) under `tsx watch`, restarted when any file it imports
- *   changes or any SDL / OpenAPI contract it reads at run time, in development mode (NODE_ENV=development
- *   unless NODE_ENV is set): original errors with stacks, field suggestions, GraphiQL at /graphql.
+ * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, every failure shown where the
+ * user is looking.
+ * - [codegen] graphql-codegen's watch mode on codegen.ts (SDL, operations and `openapi/*.yaml`), run
+ *   in this process through the CLI's `generate`. Every save is diagnosed first: an SDL, operation or
+ *   contract YAML error is printed as `file:line:column message` (the CLI's watch mode prints nothing).
+ * - [schema] every save is classified against the last release, as `npm run schema:check` does.
+ * - [types] `tsc --watch --noEmit --incremental` on the whole project: every regeneration is
+ *   typechecked, and an error such as a resolver missing for a new field is printed.
+ * - [server] the server (`src/main.ts`, or `<entry>`) under `tsx watch`, with NODE_ENV=development
+ *   unless NODE_ENV is set (original errors with stacks, field suggestions, GraphiQL at /graphql):
+ *   restarted when its code changes and after every successful regeneration; a failed one leaves it
+ *   serving the last good schema.
  * Ctrl-C (SIGINT) or SIGTERM stops every child and exits 0 once they are all gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { generateOpenApiTypes } from './codegen-openapi.js';
+import { CodegenContext, generate } from '@graphql-codegen/cli';
+import { glob } from 'tinyglobby';
+import { parseDocument } from 'yaml';
+import config from '../codegen.js';
+import { projectsOf } from './codegen-failure.js';
+import { diagnoseProjects, formatDiagnostic } from './graphql-diagnostics.js';
+import { checkSchema, releasedBaseline } from './schema-changes.js';
+import { formatSchemaReport } from './schema-report.js';
 
 const bin = (name: string): string => join('node_modules', '.bin', name);
 const entry = process.argv[2] ?? 'src/main.ts';
-const contractsDir = 'openapi';
-const outDir = 'generated';
-/** Editors save in bursts (write, rename, chmod): one regeneration per burst. */
-const debounceMs = 50;
+/** Editors save in bursts (write, rename, chmod): one diagnosis per burst. */
+const debounceMs = 100;
 /** Ctrl-C signals the whole process group: children get a moment to stop on their own first. */
 const ownStopMs = 1_000;
 /** How long a child may take to exit after SIGTERM before it is killed. */
@@ -30,15 +41,13 @@ function log(label: string, line: string): void {
 }
 
 const children: ChildProcess[] = [];
+let stopping = false;
 
-// Production is the default everywhere else; the dev loop is where development mode is chosen.
-process.env.NODE_ENV ??= 'development';
-
-/** Starts a child with its output prefixed by `label`. */
-function startChild(label: string, command: string, args: string[]): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+/** Starts a child with its output prefixed by `label`; `filter` drops lines not worth showing. */
+function startChild(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env, filter = (line: string) => line.trim() !== ''): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => log(label, line));
+    if (stream) createInterface({ input: stream }).on('line', (line) => filter(line) && log(label, line));
   }
   child.on('exit', (code, signal) => {
     if (!stopping) log(label, `exited (${signal ?? `code ${code}`}); press Ctrl-C to stop the rest`);
@@ -47,31 +56,69 @@ function startChild(label: string, command: string, args: string[]): ChildProces
   return child;
 }
 
-async function regenerateOpenApi(reason: string): Promise<void> {
-  const started = performance.now();
+/** YAML errors of the OpenAPI contracts, as `file:line:column message` (openapi-typescript's would not say where). */
+async function contractProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of (await glob(['openapi/*.yaml'])).sort()) {
+    for (const error of parseDocument(await readFile(file, 'utf8')).errors) {
+      const [start] = error.linePos ?? [];
+      problems.push(`${file}:${start?.line ?? 1}:${start?.col ?? 1} ${error.message.split('\n')[0] ?? ''}`);
+    }
+  }
+  return problems;
+}
+
+/** Codegen errors with file and line; when there are none, the schema classification. */
+async function diagnose(): Promise<void> {
+  const problems = [...(await diagnoseProjects(projectsOf(config))).map(formatDiagnostic), ...(await contractProblems())];
+  if (problems.length > 0) {
+    log('codegen', `cannot regenerate; the server keeps the last good schema:`);
+    for (const problem of problems) log('codegen', `  ${problem}`);
+    return;
+  }
   try {
-    const written = await generateOpenApiTypes(outDir, contractsDir);
-    log('openapi', `${reason}: wrote ${written.length} file(s) in ${Math.round(performance.now() - started)} ms`);
+    for (const line of formatSchemaReport(await checkSchema(await releasedBaseline()))) log('schema', line);
   } catch (error) {
-    // A half-saved or invalid contract must not end the loop: report it and wait for the next save.
-    log('openapi', `${reason}: ${error instanceof Error ? error.message : String(error)}`);
+    log('schema', `not classified: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-/** Regenerates on every change of an `openapi/*.yaml`, one run at a time. */
-function watchOpenApi(): FSWatcher {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  return watch(contractsDir, (_event, file) => {
-    if (!file?.endsWith('.yaml')) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(() => regenerateOpenApi(`${file} changed`));
-    }, debounceMs);
-  });
+let diagnosis: Promise<void> = Promise.resolve();
+let diagnoseTimer: NodeJS.Timeout | undefined;
+/** One diagnosis per burst of saves, one at a time. */
+function scheduleDiagnosis(): void {
+  clearTimeout(diagnoseTimer);
+  diagnoseTimer = setTimeout(() => {
+    diagnosis = diagnosis.then(diagnose);
+  }, debounceMs);
 }
 
-let stopping = false;
+/** tsx watch restarts the server when this file changes: touched after each successful regeneration. */
+const restartDir = await mkdtemp(join(tmpdir(), 'channel-graph-dev-'));
+const restartStamp = join(restartDir, 'regenerated');
+await writeFile(restartStamp, '');
+let regenerations = 0;
+
+async function onRegenerated(...files: string[]): Promise<void> {
+  regenerations += 1;
+  log('codegen', `regenerated ${files.length} file(s)`);
+  // The first run happens while the server starts; later ones restart it on the new schema.
+  if (regenerations > 1) await writeFile(restartStamp, String(regenerations));
+}
+
+async function stop(signal: NodeJS.Signals, watching: Promise<unknown>): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('dev', `${signal}: stopping codegen watch, typecheck and server`);
+  await Promise.all([
+    ...children.map(stopChild),
+    // The CLI stops its watcher on the same signal; with SIGTERM from elsewhere it may not have.
+    Promise.race([watching, new Promise((resolve) => setTimeout(resolve, ownStopMs))]),
+  ]);
+  await rm(restartDir, { recursive: true, force: true });
+  log('dev', 'stopped');
+  process.exit(0);
+}
 
 const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
 
@@ -89,21 +136,23 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-async function stop(signal: NodeJS.Signals, watcher: FSWatcher): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log('dev', `${signal}: stopping codegen watch and server`);
-  watcher.close();
-  await Promise.all(children.map(stopChild));
-  log('dev', 'stopped');
-  process.exit(0);
-}
+log('codegen', 'watching schema/, examples/*/schema/, src/client/operations/ and openapi/ (codegen.ts)');
+const watching = generate(
+  new CodegenContext({
+    config: { ...config, watch: true, hooks: { ...config.hooks, onWatchTriggered: scheduleDiagnosis, afterAllFileWrite: onRegenerated } },
+    filepath: resolve('codegen.ts'),
+  }),
+  true,
+);
+scheduleDiagnosis();
 
-await regenerateOpenApi('start');
-const openApiWatcher = watchOpenApi();
-startChild('codegen', bin('graphql-codegen'), ['--config', 'codegen.ts', '--watch']);
-// tsx watch follows imports; SDL and contracts are read at run time, so they are watched explicitly.
-const readAtRunTime = ['schema/**/*.graphql', 'examples/*/schema/**/*.graphql', 'openapi/*.yaml'];
-startChild('server', bin('tsx'), ['watch', '--clear-screen=false', ...readAtRunTime.flatMap((glob) => ['--include', glob]), entry]);
+startChild(
+  'types',
+  process.execPath,
+  [bin('tsc'), '--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', join('node_modules', '.cache', 'channel-graph', 'dev.tsbuildinfo'), '-p', 'tsconfig.json'],
+);
+// SDL and contracts are read at run time, but the server restarts on them only through the stamp:
+// after codegen accepted them, never on a save that does not build.
+startChild('server', bin('tsx'), ['watch', '--clear-screen=false', '--include', restartStamp, entry], { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 // `on`, not `once`: a second signal (tsx relays one more when we are slow to acknowledge) must not kill us mid-stop.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal, openApiWatcher));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal, watching));

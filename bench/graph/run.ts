@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { formatTable, ratio, runLoad, saveResults, type LoadResult } from '../lib/index.js';
-import { projectRoot } from '../lib/project-copy.js';
+import { projectRoot } from '../lib/index.js';
 
 const QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
 const requestBody = JSON.stringify({ query: QUERY });

@@ -15,7 +15,7 @@
  * - `formatLoadTable(rows, baselines)` (table.ts) — rows `{ name, result: LoadResult }`; one
  *   `× <name>` req/s ratio column per baseline row. `formatTable(header, rows)` for any other table,
  *   `ratio(value, baseline)` rounds to two decimals.
- * - `copyProject(): Promise<ProjectCopy>` (project-copy.ts) — the project's sources copied to a temp
+ * - `copyProject(): Promise<ProjectCopy>` (test/support/project-copy.ts, shared with the tests) — the project's sources copied to a temp
  *   dir with node_modules symlinked; `npmRun(script)` → `{ exitCode, output }` (never throws),
  *   `readText`/`writeText(path)` relative to the copy, `remove()`. Used by bench/codegen and the
  *   foundation tests.
@@ -38,5 +38,5 @@ export { runLoad, type LoadOptions, type LoadResult } from './load.js';
 export { listen, type RequestHandler as Handler, type Listening } from '../../src/lib/listen.js';
 export { startFloorServer, type FloorOptions } from './floor.js';
 export { formatLoadTable, formatTable, ratio, type Row } from './table.js';
-export { copyProject, projectRoot, type ProjectCopy, type ScriptRun } from './project-copy.js';
+export { copyProject, projectRoot, type ProjectCopy, type ScriptRun } from '../../test/support/project-copy.js';
 export { saveResults, describeMachine, resultsDir, type Machine } from './results.js';

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { formatTable, saveResults } from '../lib/index.js';
-import { projectRoot } from '../lib/project-copy.js';
+import { projectRoot } from '../lib/index.js';
 import { DOCUMENT_KINDS, hostileDocuments, type DocumentKind, type HostileDocument } from './documents.js';
 
 const documentCount = Number(process.env.BENCH_DOCUMENTS ?? 2000);

@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import type { MissingResolvers } from '../../src/graphql/resolver-coverage.js';
 import { createGraphServer } from '../../src/graphql/server.js';
 import { createStarWarsData, type StarWarsContext, type StarWarsData } from './context.js';
 import { resolvers } from './resolvers.js';
@@ -20,6 +21,8 @@ export interface StarWarsServerOptions {
   graphiql?: boolean;
   /** Yoga's request logging (default false). */
   logging?: boolean;
+  /** A schema field without a resolver: `error` (default) refuses to start, `warn` prints it and serves null. */
+  missingResolvers?: MissingResolvers;
 }
 
 export type StarWarsServer = YogaServerInstance<Record<string, never>, StarWarsContext>;
@@ -33,5 +36,6 @@ export function createStarWarsServer(options: StarWarsServerOptions = {}): StarW
     context: () => ({ starWars: data }),
     graphiql: options.graphiql ?? true,
     logging: options.logging ?? false,
+    missingResolvers: options.missingResolvers ?? 'error',
   });
 }

@@ -93,6 +93,8 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     jit: settings.jit,
     development: settings.development,
     maskedErrors: settings.maskErrors,
+    // A field added to the SDL without a resolver: production refuses to start, development warns.
+    missingResolvers: settings.development ? 'warn' : 'error',
     extraParamNames: ['documentId'],
     graphiql: graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     ...(graphiql && { renderGraphiQL: graphiql.render }),

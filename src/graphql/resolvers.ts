@@ -47,12 +47,13 @@ async function readAvailable(ctx: ChannelGraphContext, platforms: readonly Platf
   return available;
 }
 
-/** The DateTime scalar: ISO-8601 strings on the wire, validated by graphql-scalars. */
-const DateTime = new GraphQLScalarType({
-  ...DateTimeISOResolver.toConfig(),
-  name: 'DateTime',
-  description: 'An instant in time, as an ISO-8601 / RFC 3339 string on the wire.',
-});
+/**
+ * The DateTime scalar: ISO-8601 strings on the wire, validated by graphql-scalars. Its description is
+ * the SDL's: graphql-tools copies every enumerable property of a resolver-map scalar over the SDL's,
+ * so graphql-scalars' own description is made non-enumerable rather than copied.
+ */
+const DateTime = new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' });
+Object.defineProperty(DateTime, 'description', { enumerable: false });
 
 /** Field resolvers shared by both implementations of the Supporter interface. */
 const supporterFields = {

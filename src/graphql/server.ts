@@ -11,6 +11,7 @@ import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
 import { useKnownOperationTypes } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
 import { useUrlParams } from './url-params.js';
+import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
 export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
@@ -38,6 +39,8 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   development?: boolean;
   /** Unexpected errors (bugs) answer "Unexpected error." (default true), or their own message (false). */
   maskedErrors?: boolean;
+  /** A schema field without a resolver: `error` (default) refuses to start, `warn` prints it and serves null. */
+  missingResolvers?: MissingResolvers;
 } & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context' | 'maskedErrors' | 'parserAndValidationCache'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
@@ -47,15 +50,18 @@ export function loadTypeDefs(schemaDir: string): string[] {
 
 /**
  * Makes an executable schema from SDL and resolvers. A resolver for a type or field that the SDL does
- * not declare is an error at start-up, not a silently ignored function.
+ * not declare is an error at start-up, not a silently ignored function; so is a field without a
+ * resolver, unless `missingResolvers` is `warn` (resolver-coverage.ts).
  */
-export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[]): GraphQLSchema {
+export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[], missingResolvers: MissingResolvers = 'error'): GraphQLSchema {
   const typeDefs = source.typeDefs ?? loadTypeDefs(source.schemaDir);
-  return makeExecutableSchema({
+  const schema = makeExecutableSchema({
     typeDefs,
     resolvers,
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  assertResolverCoverage(schema, missingResolvers);
+  return schema;
 }
 
 /**
@@ -78,10 +84,11 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     jit = false,
     development = false,
     maskedErrors = true,
+    missingResolvers,
     ...yogaOptions
   } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
-  const schema = createExecutableSchema(source, resolvers);
+  const schema = createExecutableSchema(source, resolvers, missingResolvers);
   const bodyLimit = maxRequestBodySize ?? requestBodyLimitFor(maxDocumentBytes);
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',

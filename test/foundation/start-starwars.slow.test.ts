@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect, it } from 'vitest';
-import { projectRoot } from '../../bench/lib/project-copy.js';
+import { projectRoot } from '../support/project-copy.js';
 import { heroQuery, heroResult } from '../starwars/graph-client.js';
 
 interface StartedScript {

@@ -1,14 +1,17 @@
 /**
  * `npm run dev` (scripts/dev.ts) on a copy of the project, serving the Star Wars example: an SDL
- * save regenerates the types and restarts the server with the new field, a new OpenAPI contract is
- * turned into types, and SIGINT stops everything with exit code 0.
+ * save regenerates the types and restarts the server with the new field (warning that it has no
+ * resolver, while the incremental typecheck names the missing resolver and the schema classification
+ * is printed), an SDL save that does not parse is reported with file and line while the server keeps
+ * serving the last good schema, a new OpenAPI contract is turned into types, and SIGINT stops
+ * everything with exit code 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, readFile, readdir } from 'node:fs/promises';
+import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyProject, type ProjectCopy } from '../../bench/lib/project-copy.js';
+import { copyProject, type ProjectCopy } from '../support/project-copy.js';
 
 let project: ProjectCopy;
 let dev: ChildProcess;
@@ -59,11 +62,13 @@ afterAll(async () => {
 
 it('serves the graph, regenerates and restarts on an SDL save, follows openapi/, and stops on SIGINT', async () => {
   const firstUrl = await eventually('the server to start', () => serverUrls()[0]);
-  await eventually('codegen to watch', () => (output.includes('[codegen]') ? true : undefined));
   expect(await query(firstUrl, '{ hero { name } }')).toEqual({ data: { hero: { name: 'R2-D2' } } });
 
   const sdlPath = 'examples/starwars/schema/starwars.graphql';
   const sdl = await project.readText(sdlPath);
+  // The watcher subscribes right after its first run reports "Watching for changes".
+  await eventually('codegen to watch', () => (output.includes('Watching for changes') ? true : undefined));
+  await sleep(1_000);
   await project.writeText(
     sdlPath,
     sdl.replace('type Human implements Character {\n', 'type Human implements Character {\n  "Height in meters."\n  heightInMeters: String\n'),
@@ -75,6 +80,27 @@ it('serves the graph, regenerates and restarts on an SDL save, follows openapi/,
   expect(await query(restartedUrl, '{ human(id: "1000") { name heightInMeters } }')).toEqual({
     data: { human: { name: 'Luke Skywalker', heightInMeters: null } },
   });
+  expect(output).toMatch(/\[server\] !!! WARNING: 1 schema field\(s\) have no resolver, so they would always be null: Human\.heightInMeters\./);
+  await eventually('the schema classification', () => (/\[schema\] schema check passed/.test(output) ? true : undefined));
+  await eventually(
+    'the incremental typecheck to name the missing resolver',
+    () => (/\[types\] examples\/starwars\/resolvers\.ts\(\d+,\d+\): error TS2741: Property 'heightInMeters' is missing/.test(output) ? true : undefined),
+    180_000,
+  );
+
+  // A save that does not parse: reported with file and line; no regeneration, no restart.
+  const edited = await project.readText(sdlPath);
+  const brokenLine = edited.split('\n').findIndex((line) => line.startsWith('type Droid implements Character {')) + 1;
+  await project.writeText(sdlPath, edited.replace('type Droid implements Character {', 'type Droid implements Character {{'));
+  await eventually('the syntax error with its file and line', () =>
+    output.includes(`[codegen]   ${sdlPath}:${brokenLine}:34 Syntax Error: Expected Name, found "{".`) ? true : undefined,
+  );
+  await sleep(2_000); // long enough for a restart to have begun, had there been one
+  expect(serverUrls()).toHaveLength(2);
+  expect(await query(restartedUrl, '{ human(id: "1000") { name heightInMeters } }')).toEqual({
+    data: { human: { name: 'Luke Skywalker', heightInMeters: null } },
+  });
+  await project.writeText(sdlPath, edited);
 
   const [contract] = (await readdir(join(project.dir, 'openapi'))).filter((name) => name.endsWith('.yaml'));
   if (contract === undefined) throw new Error('openapi/ holds no *.yaml contract to copy');
@@ -84,6 +110,8 @@ it('serves the graph, regenerates and restarts on an SDL save, follows openapi/,
     return text.includes('export type paths') && text.includes('export type components') ? text : undefined; // complete, not mid-write
   });
   expect(probeTypes).toContain('from openapi/dev-probe.yaml');
+  await writeFile(join(project.dir, 'openapi', 'dev-broken.yaml'), 'openapi: 3.1.0\ninfo: [unclosed\n');
+  await eventually('the contract error with its file and line', () => (/\[codegen\] {3}openapi\/dev-broken\.yaml:\d+:\d+ /.test(output) ? true : undefined));
 
   // What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. npm itself then
   // ends by that signal; dev.ts stops its children and exits 0 after logging "stopped".
@@ -99,4 +127,4 @@ it('serves the graph, regenerates and restarts on an SDL save, follows openapi/,
     }
   });
   await expect(fetch(restartedUrl.replace('localhost', '127.0.0.1'))).rejects.toThrow();
-}, 240_000);
+}, 360_000);

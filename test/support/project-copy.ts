@@ -28,8 +28,8 @@ export interface ScriptRun {
 
 export interface ProjectCopy {
   dir: string;
-  /** `npm run <script>` inside the copy; never throws on a non-zero exit. */
-  npmRun(script: string): Promise<ScriptRun>;
+  /** `npm run <script> [-- <args>]` inside the copy; never throws on a non-zero exit. */
+  npmRun(script: string, args?: readonly string[]): Promise<ScriptRun>;
   readText(path: string): Promise<string>;
   writeText(path: string, text: string): Promise<void>;
   remove(): Promise<void>;
@@ -46,11 +46,11 @@ export async function copyProject(): Promise<ProjectCopy> {
   await symlink(join(projectRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return {
     dir,
-    npmRun: (script) =>
+    npmRun: (script, args = []) =>
       new Promise((done) => {
         execFile(
           'npm',
-          ['run', '--silent', script],
+          ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])],
           { cwd: dir, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 32 * 1024 * 1024 },
           (error, stdout, stderr) => {
             const exitCode = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
