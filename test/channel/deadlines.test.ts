@@ -14,7 +14,7 @@ import { collectGarbageContinuously, eventually, startHungUpstream, type HungUps
  * gives it) and the garbage collector running every 5 ms: the conditions under which Node 20
  * loses an `AbortSignal.any([signal, AbortSignal.timeout(ms)])` timeout.
  */
-const DEADLINE_MS = 300;
+const DEADLINE_MS = 1_000;
 
 let sandbox: RunningSandbox;
 let silent: HungUpstream;
@@ -99,7 +99,8 @@ describe('membership adapter: the OAuth2 client deadline covers the API and the 
       try {
         const { error, ms } = await fetchFailure(membershipSource(own.url, { expired: true }));
         expect((error as Error).message).toMatch(new RegExp(`^membership: campaign: the request was aborted or timed out \\(request to http://127\\.0\\.0\\.1:\\d+/api/oauth2/token timed out after ${DEADLINE_MS} ms\\)$`));
-        expect(own.requests).toBe(1); // the token request only: the API was never called
+        // The token request at most (on a loaded machine the deadline can fire before it arrives): the API was never called.
+        expect(own.requests).toBeLessThanOrEqual(1);
         expect(ms).toBeLessThan(10_000);
       } finally {
         await own.close();

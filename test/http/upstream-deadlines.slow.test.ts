@@ -7,11 +7,13 @@ import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testC
 /**
  * A hung upstream, seen from the service: with UPSTREAM_TIMEOUT_MS the snapshot turns stale with the
  * error in /healthz within deadline + refresh interval, and a cold read answers 503 with
- * Retry-After within deadline + 1 s — with the garbage collector running every 5 ms, which on
+ * Retry-After within the deadline (plus slack for a loaded machine) — with the garbage collector running every 5 ms, which on
  * Node 20 made the old `AbortSignal.any` deadline never fire. The sandbox hangs on demand
  * (`stall` faults): no answer at all, or headers and then a body that never completes.
  */
 const DEADLINE_MS = 1_000;
+/** Slack for a loaded machine: without a deadline the answer would take undici's 300 s, or never come. */
+const SLACK_MS = 5_000;
 const REFRESH_INTERVAL_SECONDS = 1;
 
 interface Health {
@@ -57,7 +59,7 @@ afterEach(async () => {
 afterAll(() => sandbox.close());
 
 describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
-  it('with no snapshot, a cold read answers 503 with Retry-After within deadline + 1 s', async () => {
+  it('with no snapshot, a cold read answers 503 with Retry-After within the deadline (plus slack for a loaded machine)', async () => {
     stopCollecting = collectGarbageContinuously();
     await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', stall: 'headers' });
     const app = await startApp();
@@ -68,7 +70,7 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
       expect(response.status, path).toBe(503);
       expect(response.headers.get('retry-after')).toBe('5');
       expect(response.json<{ detail: string }>().detail).toContain(`the request was aborted or timed out (no answer within ${DEADLINE_MS} ms)`);
-      expect(ms, `${path} answered after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + 1_000);
+      expect(ms, `${path} answered after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + SLACK_MS);
     }
   });
 
@@ -83,7 +85,7 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
     expect(health.sources.video.last_error).toMatch(new RegExp(`^video: [^:]+: the request was aborted or timed out \\(no answer within ${DEADLINE_MS} ms\\)$`));
     expect(health.sources.video.fetched_at).not.toBeNull(); // the last good snapshot is still served
     // The bound of the issue, plus scheduling slack of the poll on a loaded machine.
-    expect(ms, `stale after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + REFRESH_INTERVAL_SECONDS * 1000 + 1_000);
+    expect(ms, `stale after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + REFRESH_INTERVAL_SECONDS * 1000 + SLACK_MS);
     const served = await request(app.url, 'GET', '/video/members');
     expect(served.status).toBe(200);
     expect(served.json()).toMatchObject({ stale: true });
@@ -99,6 +101,6 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
     expect(health.sources.membership.last_error).toMatch(
       new RegExp(`^membership: campaign: the request was aborted or timed out \\(request to http://127\\.0\\.0\\.1:\\d+/api/oauth2/token timed out after ${DEADLINE_MS} ms\\)$`),
     );
-    expect(ms, `stale after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + REFRESH_INTERVAL_SECONDS * 1000 + 1_000);
+    expect(ms, `stale after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + REFRESH_INTERVAL_SECONDS * 1000 + SLACK_MS);
   });
 });
