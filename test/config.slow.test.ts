@@ -114,7 +114,7 @@ describe('loadConfig', () => {
     expect(configError().message).toBe(`${join(cwd, 'members.json')}: (file): not found (expected the video dashboard values: cp members.example.json members.json)`);
 
     await writeFile(join(cwd, 'members.json'), '{ "key": ');
-    expect(configError().message).toMatch(/members\.json: \(file\): expected JSON \(/);
+    expect(configError().message).toBe(`${join(cwd, 'members.json')}: line 1, column 10: expected a value, not the end of the file (the file is not valid JSON)`);
 
     await copyFile(join(ROOT, 'members.example.json'), join(cwd, 'members.json'));
     expect(configError().message).toMatch(/members\.json: key: expected .*placeholder from members\.example\.json/);
@@ -226,10 +226,11 @@ describe('timeouts in the configuration', () => {
       expect(loadConfig({ cwd, env: { [name]: value } }).http?.keepAliveTimeoutMs).toBe(5_000); // empty: the default
       return;
     }
-    expect(configError({ [name]: value }).message).toBe(`.env: ${name}: ${expected}`);
+    // The value came from the process environment, and the message says so (there is no .env here).
+    expect(configError({ [name]: value }).message).toBe(`environment: ${name}: ${expected}`);
   });
 
   it('a headers timeout longer than the request timeout is refused (node:http would throw at start)', () => {
-    expect(configError({ HTTP_HEADERS_TIMEOUT_MS: '40000' }).message).toBe('.env: HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS (30000), got 40000');
+    expect(configError({ HTTP_HEADERS_TIMEOUT_MS: '40000' }).message).toBe('environment: HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS (30000), got 40000');
   });
 });
