@@ -163,6 +163,20 @@ describe('src/main.ts (npm start)', () => {
     for (const secret of SECRETS) expect(stderr).not.toContain(secret);
   });
 
+  it('a malformed .env line stops it (exit 78) naming the file and the line, without quoting it', async () => {
+    await writeFile(join(cwd, '.env'), `PORT=0\nMEMBERSHIP_CLIENT_SECRET client-secret-value\n`);
+    const { code, stdout, stderr } = await runMain({});
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('configuration error: .env: line 2: expected NAME=value, a # comment or a blank line\n');
+  });
+
+  it('a bad value from the process environment is reported as coming from it, not from .env', async () => {
+    const { code, stderr } = await runMain({ PORT: 'fourthousand' });
+    expect(code).toBe(78);
+    expect(stderr).toBe('configuration error: environment: PORT: expected a port number 0-65535, got "fourthousand"\n');
+  });
+
   it('without credentials says "sandbox mode" in its first log line, serves, and exits 0 on SIGTERM', async () => {
     await writeEnv(['PORT=0']);
     const { code, stdout } = await runMain({}, (out) => out.includes('listening on'));
