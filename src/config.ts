@@ -188,10 +188,10 @@ export function loadMembersConfig(path: string): MembersConfig {
   return parsed.data;
 }
 
-/** Reads the declared settings; a bad value → ConfigError naming where it came from. */
-function readChannelSettings(variables: Variables): ChannelSettingValues {
+/** Runs a settings read; its SettingError becomes a ConfigError naming where the value came from. */
+function reportedAsConfigError<T>(read: () => T): T {
   try {
-    return variables.readAll(CHANNEL_SETTINGS);
+    return read();
   } catch (error) {
     if (error instanceof SettingError) throw new ConfigError(error.source, error.setting, error.detail);
     throw error;
@@ -265,15 +265,7 @@ export interface LoadConfigOptions {
 function readVariables(options: LoadConfigOptions): { cwd: string; variables: Variables } {
   const cwd = options.cwd ?? process.cwd();
   const processEnv = options.env ?? process.env;
-  let file = options.envFile;
-  if (file === undefined) {
-    try {
-      file = Variables.of(processEnv).read(CHANNEL_SETTINGS.envFile);
-    } catch (error) {
-      if (error instanceof SettingError) throw new ConfigError(error.source, error.setting, error.detail);
-      throw error;
-    }
-  }
+  const file = options.envFile ?? reportedAsConfigError(() => Variables.of(processEnv).read(CHANNEL_SETTINGS.envFile));
   const fileVariables = readEnvFile(resolve(cwd, file), file);
   const environment = { source: PROCESS_ENVIRONMENT, variables: processEnv };
   return { cwd, variables: new Variables(fileVariables === undefined ? [environment] : [{ source: file, variables: fileVariables }, environment]) };
@@ -291,7 +283,7 @@ const warnOnStderr = (message: string): void => {
 export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeConfig {
   const { cwd, variables } = readVariables(options);
   warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
-  const settings = readChannelSettings(variables);
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
   return { membership: readMembershipClient(settings, variables), dataDir: resolve(cwd, settings.dataDir) };
 }
 
@@ -316,14 +308,8 @@ function readHttpServer(settings: ChannelSettingValues, variables: Variables): H
 export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
   const { cwd, variables } = readVariables(options);
   warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
-  const settings = readChannelSettings(variables);
-  let graph: GraphSettings;
-  try {
-    graph = readGraphSettings(variables);
-  } catch (error) {
-    if (error instanceof SettingError) throw new ConfigError(error.source, error.setting, error.detail);
-    throw error;
-  }
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
+  const graph = reportedAsConfigError(() => readGraphSettings(variables));
   return {
     port: settings.port,
     host: settings.host,

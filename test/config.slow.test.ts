@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { type ConfigError, loadConfig } from '../src/config.js';
+import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
 /**
@@ -32,13 +33,7 @@ async function writeEnv(lines: string[]): Promise<void> {
 }
 
 function configError(env: Record<string, string> = {}): ConfigError {
-  try {
-    loadConfig({ cwd, env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configErrorOf({ cwd, env });
 }
 
 beforeEach(async () => {

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, loadAuthorizeConfig, loadConfig } from '../src/config.js';
+import { type ConfigError, loadAuthorizeConfig, loadConfig } from '../src/config.js';
+import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
 /** Issue 9 §8: configuration is strict (no silently ignored line or typo) and discreet (no secret, no file content echoed). */
@@ -16,13 +17,7 @@ const LIVE_ENV = [
 ];
 
 function configError(env: Record<string, string> = {}): ConfigError {
-  try {
-    loadConfig({ cwd, env, onWarning: () => undefined });
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configErrorOf({ cwd, env, onWarning: () => undefined });
 }
 
 beforeEach(async () => {

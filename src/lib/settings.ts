@@ -78,7 +78,8 @@ function declare<T>(options: DeclarationOptions<T>, schema: z.ZodType<T, string>
   return { name: options.name, description: options.description, default: options.default, secret: options.secret ?? false, schema };
 }
 
-type Declared<T, O> = O extends { default: T | DerivedDefault<T> } ? Setting<T> & { default: T | DerivedDefault<T> } : Setting<T> & { default: undefined };
+/** The declaration's type keeps the default's own type, so `SETTINGS.port.default` is a number. */
+type Declared<T, O> = O extends { default: infer D extends T | DerivedDefault<T> } ? Setting<T> & { readonly default: D } : Setting<T> & { readonly default: undefined };
 
 /** A whole number (digits only) in `[min, max]`; `expected` defaults to "an integer min-max". */
 export function integer<O extends DeclarationOptions<number> & { min: number; max?: number; expected?: string }>(options: O): Declared<number, O> {
