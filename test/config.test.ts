@@ -56,6 +56,16 @@ describe('members.json syntax errors', () => {
   });
 });
 
+describe('file sizes', () => {
+  it('a members.json or .env over 1 MiB is refused before it is read', async () => {
+    await writeFile(join(cwd, '.env'), `${LIVE_ENV.join('\n')}\n`);
+    await writeFile(join(cwd, 'members.json'), ' '.repeat(1024 * 1024 + 1));
+    expect(configError().message).toBe(`${join(cwd, 'members.json')}: (file): expected at most 1048576 bytes`);
+    await writeFile(join(cwd, '.env'), `# ${'x'.repeat(1024 * 1024)}\n`);
+    expect(configError().message).toBe(`${join(cwd, '.env')}: (file): expected at most 1048576 bytes`);
+  });
+});
+
 describe('members.json header values', () => {
   it.each([
     ['a CR LF (header injection)', 'SID=a\r\nX-Injected: yes'],

@@ -6,9 +6,6 @@
  * leave a setting at its default). Messages never quote the file: it holds secrets.
  */
 
-/** Larger than any real `.env`: refused before it is parsed. */
-export const MAX_ENV_FILE_BYTES = 1024 * 1024;
-
 /** `line N: expected …`. */
 export class EnvFileSyntaxError extends Error {
   override readonly name = 'EnvFileSyntaxError';
