@@ -1,18 +1,34 @@
 /**
  * Start-up configuration: `.env` (or the process environment, which wins) and the members file,
- * validated with zod. A missing or malformed value stops the process with ONE line naming the file,
- * the field and what is expected (ConfigError). Values are never echoed for secret fields.
+ * validated against the settings declared in CHANNEL_SETTINGS and GRAPH_SETTINGS (src/lib/settings).
+ * A missing or malformed value stops the process with ONE line naming where it came from (the file
+ * or `environment`), the field and what is expected (ConfigError). Secrets and the members file's
+ * content are never echoed.
  *
  * No membership credentials at all → sandbox mode: the app starts the platform emulator in-process.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseEnv } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { membersConfigSchema, type MembersConfig } from './channel/members-config.js';
 import type { MembershipCredentials } from './channel/membership.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
-import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+import { GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+import { EnvFileSyntaxError, parseEnvFile } from './lib/env-file.js';
+import { findJsonSyntaxIssue } from './lib/json-syntax.js';
+import {
+  type Environment,
+  httpUrl,
+  integer,
+  milliseconds,
+  PROCESS_ENVIRONMENT,
+  SettingError,
+  settingNames,
+  type SettingValues,
+  text,
+  Variables,
+  unknownSettingWarnings,
+} from './lib/settings.js';
 
 export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
@@ -59,10 +75,11 @@ export interface ChannelConfig {
   http?: Partial<HttpServerSettings>;
 }
 
-/** One line: `<file>: <field>: expected …`. */
+/** One line: `<source>: <field>: expected …`; the source is a file or `environment` (the process environment). */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(
+    /** The file (`.env`, members.json) or `environment`. */
     readonly file: string,
     readonly field: string,
     expected: string,
@@ -71,63 +88,80 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
 /** The membership credentials: all set (live mode) or all unset (sandbox mode). */
 const MEMBERSHIP_CREDENTIALS = ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRET', 'MEMBERSHIP_CAMPAIGN_ID', 'MEMBERSHIP_WEBHOOK_SECRET'] as const;
 /** The seed tokens: both or neither (then `npm run authorize` has put the token in the token store). */
 const MEMBERSHIP_SEED_TOKENS = ['MEMBERSHIP_ACCESS_TOKEN', 'MEMBERSHIP_REFRESH_TOKEN'] as const;
 
-const DEFAULTS = {
-  PORT: 4000,
-  HOST: '127.0.0.1',
-  MEMBERSHIP_API_BASE: 'https://www.patreon.com',
-  VIDEO_API_BASE: 'https://studio.youtube.com',
-  MEMBERS_CONFIG: 'members.json',
-  DATA_DIR: 'data',
-  REFRESH_INTERVAL_SECONDS: 300,
-  UPSTREAM_TIMEOUT_MS: DEFAULT_UPSTREAM_TIMEOUT_MS,
-  SHUTDOWN_TIMEOUT_MS: DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  HTTP_HEADERS_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs,
-  HTTP_REQUEST_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs,
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs,
+/**
+ * Every setting of `npm start` outside the graph (GRAPH_SETTINGS), declared once: the README's
+ * Configuration table and `.env.example` are checked against this list (test/config-documented.test.ts).
+ */
+export const CHANNEL_SETTINGS = {
+  envFile: text({ name: 'ENV_FILE', default: '.env', expected: 'the path of the .env file', description: 'The file read before the process environment (read from the process environment only).' }),
+  port: integer({ name: 'PORT', min: 0, max: 65_535, expected: 'a port number 0-65535', default: 4000, description: 'Port of the REST API and /graphql (0 = any free port).' }),
+  host: text({ name: 'HOST', default: '127.0.0.1', expected: 'a host name or IP address to listen on', description: 'Address to listen on (0.0.0.0 for every interface).' }),
+  membershipClientId: text({ name: 'MEMBERSHIP_CLIENT_ID', description: 'OAuth client id on the membership platform.' }),
+  membershipClientSecret: text({ name: 'MEMBERSHIP_CLIENT_SECRET', secret: true, description: 'Its secret.' }),
+  membershipAccessToken: text({ name: 'MEMBERSHIP_ACCESS_TOKEN', secret: true, description: 'Optional seed of the token keeper (with the refresh token).' }),
+  membershipRefreshToken: text({ name: 'MEMBERSHIP_REFRESH_TOKEN', secret: true, description: 'Optional seed of the token keeper (with the access token).' }),
+  membershipCampaignId: text({ name: 'MEMBERSHIP_CAMPAIGN_ID', description: 'The campaign id.' }),
+  membershipWebhookSecret: text({ name: 'MEMBERSHIP_WEBHOOK_SECRET', secret: true, description: 'Key of the webhook signature.' }),
+  membershipApiBase: httpUrl({ name: 'MEMBERSHIP_API_BASE', default: 'https://www.patreon.com', description: 'Base URL of the membership API and its token endpoint.' }),
+  videoApiBase: httpUrl({ name: 'VIDEO_API_BASE', default: 'https://studio.youtube.com', description: 'Base URL of the channel-dashboard API.' }),
+  membersConfig: text({ name: 'MEMBERS_CONFIG', default: 'members.json', expected: 'the path of the members file', description: 'Path of the dashboard request values.' }),
+  dataDir: text({ name: 'DATA_DIR', default: 'data', expected: 'a directory path', description: 'Snapshots and the rotated membership token.' }),
+  refreshIntervalSeconds: integer({
+    name: 'REFRESH_INTERVAL_SECONDS',
+    min: 0,
+    max: 86_400,
+    expected: 'whole seconds 0-86400 (0 turns the interval refresh off)',
+    default: 300,
+    description: 'Background refresh interval of every source; 0 turns it off.',
+  }),
+  upstreamTimeoutMs: milliseconds({ name: 'UPSTREAM_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_UPSTREAM_TIMEOUT_MS, description: 'Deadline of every upstream request.' }),
+  shutdownTimeoutMs: milliseconds({ name: 'SHUTDOWN_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_SHUTDOWN_TIMEOUT_MS, description: 'How long SIGTERM/SIGINT may take in all.' }),
+  httpHeadersTimeoutMs: milliseconds({ name: 'HTTP_HEADERS_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, description: 'Until a request\'s headers are complete.' }),
+  httpRequestTimeoutMs: milliseconds({ name: 'HTTP_REQUEST_TIMEOUT_MS', min: 1, max: 3_600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, description: 'Until the whole request is received.' }),
+  httpKeepAliveTimeoutMs: milliseconds({ name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, description: 'An idle keep-alive connection is closed after this.' }),
 } as const;
 
-const integerText = (min: number, max: number, what: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, { error: what })
-    .transform(Number)
-    .refine((value) => value >= min && value <= max, { error: what });
+type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
-const httpUrlText = z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).transform((value) => value.replace(/\/+$/, ''));
+/** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
+const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_'] as const;
+/** Conventional variables of other programs that share a prefix with ours. */
+const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
-/** Every variable that is not a secret: its value may appear in the error line. */
-const PUBLIC_FIELDS = {
-  PORT: integerText(0, 65_535, 'expected a port number 0-65535'),
-  HOST: z.string().min(1, { error: 'expected a host name or IP address to listen on' }),
-  MEMBERSHIP_API_BASE: httpUrlText,
-  VIDEO_API_BASE: httpUrlText,
-  MEMBERS_CONFIG: z.string().min(1, { error: 'expected the path of the members file' }),
-  DATA_DIR: z.string().min(1, { error: 'expected a directory path' }),
-  REFRESH_INTERVAL_SECONDS: integerText(0, 86_400, 'expected whole seconds 0-86400 (0 turns the interval refresh off)'),
-  UPSTREAM_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
-  SHUTDOWN_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
-  HTTP_HEADERS_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
-  HTTP_REQUEST_TIMEOUT_MS: integerText(1, 3_600_000, 'expected milliseconds 1-3600000'),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
-} as const;
+/** A members.json or .env larger than this is refused unread: both are a few kilobytes. */
+const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 
-/** The `.env` file's variables; an absent file is an empty one (defaults and the environment apply). */
-function readEnvFile(path: string): Env {
+/** A file's text; undefined when it does not exist and `optional`. */
+function readConfigFile(path: string, optional: boolean, notFound: string): string | undefined {
   let text: string;
   try {
+    if (statSync(path).size > MAX_CONFIG_FILE_BYTES) throw new ConfigError(path, '(file)', `expected at most ${MAX_CONFIG_FILE_BYTES} bytes`);
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(path, '(file)', `could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && optional) return undefined;
+    throw new ConfigError(path, '(file)', code === 'ENOENT' ? notFound : `could not be read (${code ?? 'error'})`);
   }
-  return parseEnv(text);
+  return text;
+}
+
+/** The `.env` file's variables; an absent file is none (defaults and the environment apply). */
+function readEnvFile(path: string, file: string): Environment | undefined {
+  const text = readConfigFile(path, true, 'not found');
+  if (text === undefined) return undefined;
+  try {
+    return parseEnvFile(text);
+  } catch (error) {
+    if (!(error instanceof EnvFileSyntaxError)) throw error;
+    throw new ConfigError(file, `line ${error.line}`, `expected ${error.expected}`);
+  }
 }
 
 function firstIssue(error: z.ZodError): { path: string; message: string } {
@@ -135,32 +169,16 @@ function firstIssue(error: z.ZodError): { path: string; message: string } {
   return { path: issue?.path.map(String).join('.') ?? '', message: issue?.message ?? 'invalid value' };
 }
 
-function readPublic<K extends keyof typeof PUBLIC_FIELDS>(env: Env, name: K, file: string): z.output<(typeof PUBLIC_FIELDS)[K]> {
-  const raw = env[name];
-  const value = raw === undefined || raw === '' ? String(DEFAULTS[name]) : raw;
-  const parsed = PUBLIC_FIELDS[name].safeParse(value);
-  if (!parsed.success) {
-    const { message } = firstIssue(parsed.error);
-    throw new ConfigError(file, name, `${message.startsWith('expected') ? message : `expected ${message}`}, got ${JSON.stringify(value)}`);
-  }
-  return parsed.data as z.output<(typeof PUBLIC_FIELDS)[K]>;
-}
-
-/** members.json: read, parsed and validated against the dashboard request's shape. */
+/** members.json: read, parsed and validated against the dashboard request's shape. Never quoted: it holds cookies and tokens. */
 export function loadMembersConfig(path: string): MembersConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const hint = code === 'ENOENT' ? 'not found (expected the video dashboard values: cp members.example.json members.json)' : `could not be read (${code ?? 'error'})`;
-    throw new ConfigError(path, '(file)', hint);
-  }
+  const text = readConfigFile(path, false, 'not found (expected the video dashboard values: cp members.example.json members.json)') as string;
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(path, '(file)', `expected JSON (${(error as Error).message})`);
+  } catch {
+    // JSON.parse's message quotes the text: locate the error ourselves instead.
+    const issue = findJsonSyntaxIssue(text) ?? { line: 1, column: 1, expected: 'JSON' };
+    throw new ConfigError(path, `line ${issue.line}, column ${issue.column}`, `expected ${issue.expected} (the file is not valid JSON)`);
   }
   const parsed = membersConfigSchema.safeParse(json);
   if (!parsed.success) {
@@ -170,43 +188,56 @@ export function loadMembersConfig(path: string): MembersConfig {
   return parsed.data;
 }
 
-function readUpstream(env: Env, file: string, cwd: string): UpstreamSettings {
-  const given = [...MEMBERSHIP_CREDENTIALS, ...MEMBERSHIP_SEED_TOKENS].filter((name) => (env[name] ?? '') !== '');
-  if (given.length === 0) return { mode: 'sandbox' };
-  const missing = MEMBERSHIP_CREDENTIALS.find((name) => (env[name] ?? '') === '');
-  if (missing !== undefined) {
-    throw new ConfigError(file, missing, `expected a value: the membership credentials are all set (live mode) or all empty (sandbox mode); ${given.join(', ')} set`);
+/** Runs a settings read; its SettingError becomes a ConfigError naming where the value came from. */
+function reportedAsConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SettingError) throw new ConfigError(error.source, error.setting, error.detail);
+    throw error;
   }
-  const value = (name: (typeof MEMBERSHIP_CREDENTIALS)[number]): string => env[name] as string;
+}
+
+function readUpstream(settings: ChannelSettingValues, variables: Variables, cwd: string): UpstreamSettings {
+  const given = [...MEMBERSHIP_CREDENTIALS, ...MEMBERSHIP_SEED_TOKENS].filter((name) => variables.value(name) !== undefined);
+  if (given.length === 0) return { mode: 'sandbox' };
+  const missing = MEMBERSHIP_CREDENTIALS.find((name) => variables.value(name) === undefined);
+  if (missing !== undefined) {
+    throw new ConfigError(variables.sourceOf(missing), missing, `expected a value: the membership credentials are all set (live mode) or all empty (sandbox mode); ${given.join(', ')} set`);
+  }
   return {
     mode: 'live',
     membership: {
-      ...readMembershipClient(env, file),
-      campaignId: value('MEMBERSHIP_CAMPAIGN_ID'),
-      webhookSecret: value('MEMBERSHIP_WEBHOOK_SECRET'),
+      ...readMembershipClient(settings, variables),
+      campaignId: settings.membershipCampaignId as string,
+      webhookSecret: settings.membershipWebhookSecret as string,
     },
     video: {
-      apiBase: readPublic(env, 'VIDEO_API_BASE', file),
-      members: loadMembersConfig(resolve(cwd, readPublic(env, 'MEMBERS_CONFIG', file))),
+      apiBase: settings.videoApiBase,
+      members: loadMembersConfig(resolve(cwd, settings.membersConfig)),
     },
   };
 }
 
 /** The OAuth2 client of the membership platform and the seed tokens, if `.env` holds them. */
-function readMembershipClient(env: Env, file: string): Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret' | 'accessToken' | 'refreshToken'> {
-  for (const name of ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRET'] as const) {
-    if ((env[name] ?? '') === '') throw new ConfigError(file, name, 'expected a value: the OAuth client of the membership platform (its developer portal shows it)');
+function readMembershipClient(settings: ChannelSettingValues, variables: Variables): Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret' | 'accessToken' | 'refreshToken'> {
+  const { membershipClientId: clientId, membershipClientSecret: clientSecret, membershipAccessToken: accessToken, membershipRefreshToken: refreshToken } = settings;
+  for (const [name, value] of [
+    ['MEMBERSHIP_CLIENT_ID', clientId],
+    ['MEMBERSHIP_CLIENT_SECRET', clientSecret],
+  ] as const) {
+    if (value === undefined) throw new ConfigError(variables.sourceOf(name), name, 'expected a value: the OAuth client of the membership platform (its developer portal shows it)');
   }
-  const tokens = MEMBERSHIP_SEED_TOKENS.filter((name) => (env[name] ?? '') !== '');
-  const missingToken = MEMBERSHIP_SEED_TOKENS.find((name) => (env[name] ?? '') === '');
+  const tokens = MEMBERSHIP_SEED_TOKENS.filter((name) => variables.value(name) !== undefined);
+  const missingToken = MEMBERSHIP_SEED_TOKENS.find((name) => variables.value(name) === undefined);
   if (tokens.length > 0 && missingToken !== undefined) {
-    throw new ConfigError(file, missingToken, `expected a value: set both seed tokens or neither (npm run authorize keeps the token under DATA_DIR); ${tokens.join(', ')} set`);
+    throw new ConfigError(variables.sourceOf(missingToken), missingToken, `expected a value: set both seed tokens or neither (npm run authorize keeps the token under DATA_DIR); ${tokens.join(', ')} set`);
   }
   return {
-    apiBase: readPublic(env, 'MEMBERSHIP_API_BASE', file),
-    clientId: env.MEMBERSHIP_CLIENT_ID as string,
-    clientSecret: env.MEMBERSHIP_CLIENT_SECRET as string,
-    ...(tokens.length === 0 ? {} : { accessToken: env.MEMBERSHIP_ACCESS_TOKEN, refreshToken: env.MEMBERSHIP_REFRESH_TOKEN }),
+    apiBase: settings.membershipApiBase,
+    clientId: clientId as string,
+    clientSecret: clientSecret as string,
+    ...(accessToken === undefined || refreshToken === undefined ? {} : { accessToken, refreshToken }),
   };
 }
 
@@ -220,57 +251,74 @@ export interface LoadConfigOptions {
   /** Default: process.cwd(). Relative paths (.env, MEMBERS_CONFIG, DATA_DIR) resolve against it. */
   cwd?: string;
   /** Default: process.env. Its variables win over the `.env` file's. */
-  env?: Env;
+  env?: Environment;
   /** Default: `ENV_FILE` or `.env`. */
   envFile?: string;
+  /**
+   * Told of each variable that has one of our prefixes but is no setting (a typo, probably), with the
+   * closest known name. Default: one `configuration warning: …` line on stderr.
+   */
+  onWarning?: (message: string) => void;
 }
 
-function readEnvironment(options: LoadConfigOptions): { cwd: string; file: string; env: Env } {
+/** `.env` (if it exists) under the process environment, each value remembering which of the two it came from. */
+function readVariables(options: LoadConfigOptions): { cwd: string; variables: Variables } {
   const cwd = options.cwd ?? process.cwd();
   const processEnv = options.env ?? process.env;
-  const file = options.envFile ?? processEnv.ENV_FILE ?? '.env';
-  return { cwd, file, env: { ...readEnvFile(resolve(cwd, file)), ...processEnv } };
+  const file = options.envFile ?? reportedAsConfigError(() => Variables.of(processEnv).read(CHANNEL_SETTINGS.envFile));
+  const fileVariables = readEnvFile(resolve(cwd, file), file);
+  const environment = { source: PROCESS_ENVIRONMENT, variables: processEnv };
+  return { cwd, variables: new Variables(fileVariables === undefined ? [environment] : [{ source: file, variables: fileVariables }, environment]) };
 }
+
+function warnOfUnknownVariables(variables: Variables, onWarning: (message: string) => void): void {
+  for (const warning of unknownSettingWarnings(variables, KNOWN_VARIABLES, OUR_PREFIXES, FOREIGN_VARIABLES)) onWarning(warning);
+}
+
+const warnOnStderr = (message: string): void => {
+  process.stderr.write(`configuration warning: ${message}\n`);
+};
 
 /** Reads the part of the configuration `npm run authorize` uses (no campaign, webhook or members.json needed yet). */
 export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeConfig {
-  const { cwd, file, env } = readEnvironment(options);
-  return { membership: readMembershipClient(env, file), dataDir: resolve(cwd, readPublic(env, 'DATA_DIR', file)) };
+  const { cwd, variables } = readVariables(options);
+  warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
+  return { membership: readMembershipClient(settings, variables), dataDir: resolve(cwd, settings.dataDir) };
 }
 
-function readHttpServer(env: Env, file: string): HttpServerSettings {
-  const settings: HttpServerSettings = {
-    headersTimeoutMs: readPublic(env, 'HTTP_HEADERS_TIMEOUT_MS', file),
-    requestTimeoutMs: readPublic(env, 'HTTP_REQUEST_TIMEOUT_MS', file),
-    keepAliveTimeoutMs: readPublic(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', file),
+function readHttpServer(settings: ChannelSettingValues, variables: Variables): HttpServerSettings {
+  const http: HttpServerSettings = {
+    headersTimeoutMs: settings.httpHeadersTimeoutMs,
+    requestTimeoutMs: settings.httpRequestTimeoutMs,
+    keepAliveTimeoutMs: settings.httpKeepAliveTimeoutMs,
   };
   // node:http refuses a headers timeout longer than the request timeout (ERR_OUT_OF_RANGE).
-  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
-    throw new ConfigError(file, 'HTTP_HEADERS_TIMEOUT_MS', `expected at most HTTP_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}), got ${settings.headersTimeoutMs}`);
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      variables.sourceOf('HTTP_HEADERS_TIMEOUT_MS'),
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `expected at most HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs}), got ${http.headersTimeoutMs}`,
+    );
   }
-  return settings;
+  return http;
 }
 
 /** Reads and validates the whole configuration; throws ConfigError (one line) on the first bad value. */
 export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
-  const { cwd, file, env } = readEnvironment(options);
-  let graph: GraphSettings;
-  try {
-    graph = readGraphSettings(env);
-  } catch (error) {
-    // readGraphSettings says `GRAPHQL_X: expected …, got …`.
-    const [field = 'GRAPHQL', ...rest] = (error as Error).message.split(': ');
-    throw new ConfigError(file, field, rest.join(': '));
-  }
+  const { cwd, variables } = readVariables(options);
+  warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
+  const graph = reportedAsConfigError(() => readGraphSettings(variables));
   return {
-    port: readPublic(env, 'PORT', file),
-    host: readPublic(env, 'HOST', file),
-    dataDir: resolve(cwd, readPublic(env, 'DATA_DIR', file)),
-    refreshIntervalSeconds: readPublic(env, 'REFRESH_INTERVAL_SECONDS', file),
-    upstream: readUpstream(env, file, cwd),
+    port: settings.port,
+    host: settings.host,
+    dataDir: resolve(cwd, settings.dataDir),
+    refreshIntervalSeconds: settings.refreshIntervalSeconds,
+    upstream: readUpstream(settings, variables, cwd),
     graph,
-    upstreamTimeoutMs: readPublic(env, 'UPSTREAM_TIMEOUT_MS', file),
-    shutdownTimeoutMs: readPublic(env, 'SHUTDOWN_TIMEOUT_MS', file),
-    http: readHttpServer(env, file),
+    upstreamTimeoutMs: settings.upstreamTimeoutMs,
+    shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    http: readHttpServer(settings, variables),
   };
 }

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { type ConfigError, loadConfig } from '../src/config.js';
+import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
 /**
@@ -32,13 +33,7 @@ async function writeEnv(lines: string[]): Promise<void> {
 }
 
 function configError(env: Record<string, string> = {}): ConfigError {
-  try {
-    loadConfig({ cwd, env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configErrorOf({ cwd, env });
 }
 
 beforeEach(async () => {
@@ -114,7 +109,7 @@ describe('loadConfig', () => {
     expect(configError().message).toBe(`${join(cwd, 'members.json')}: (file): not found (expected the video dashboard values: cp members.example.json members.json)`);
 
     await writeFile(join(cwd, 'members.json'), '{ "key": ');
-    expect(configError().message).toMatch(/members\.json: \(file\): expected JSON \(/);
+    expect(configError().message).toBe(`${join(cwd, 'members.json')}: line 1, column 10: expected a value, not the end of the file (the file is not valid JSON)`);
 
     await copyFile(join(ROOT, 'members.example.json'), join(cwd, 'members.json'));
     expect(configError().message).toMatch(/members\.json: key: expected .*placeholder from members\.example\.json/);
@@ -161,6 +156,20 @@ describe('src/main.ts (npm start)', () => {
     expect(stdout).toBe('');
     expect(stderr).toBe('configuration error: .env: PORT: expected a port number 0-65535, got "fourthousand"\n');
     for (const secret of SECRETS) expect(stderr).not.toContain(secret);
+  });
+
+  it('a malformed .env line stops it (exit 78) naming the file and the line, without quoting it', async () => {
+    await writeFile(join(cwd, '.env'), `PORT=0\nMEMBERSHIP_CLIENT_SECRET client-secret-value\n`);
+    const { code, stdout, stderr } = await runMain({});
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('configuration error: .env: line 2: expected NAME=value, a # comment or a blank line\n');
+  });
+
+  it('a bad value from the process environment is reported as coming from it, not from .env', async () => {
+    const { code, stderr } = await runMain({ PORT: 'fourthousand' });
+    expect(code).toBe(78);
+    expect(stderr).toBe('configuration error: environment: PORT: expected a port number 0-65535, got "fourthousand"\n');
   });
 
   it('without credentials says "sandbox mode" in its first log line, serves, and exits 0 on SIGTERM', async () => {
@@ -226,10 +235,11 @@ describe('timeouts in the configuration', () => {
       expect(loadConfig({ cwd, env: { [name]: value } }).http?.keepAliveTimeoutMs).toBe(5_000); // empty: the default
       return;
     }
-    expect(configError({ [name]: value }).message).toBe(`.env: ${name}: ${expected}`);
+    // The value came from the process environment, and the message says so (there is no .env here).
+    expect(configError({ [name]: value }).message).toBe(`environment: ${name}: ${expected}`);
   });
 
   it('a headers timeout longer than the request timeout is refused (node:http would throw at start)', () => {
-    expect(configError({ HTTP_HEADERS_TIMEOUT_MS: '40000' }).message).toBe('.env: HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS (30000), got 40000');
+    expect(configError({ HTTP_HEADERS_TIMEOUT_MS: '40000' }).message).toBe('environment: HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS (30000), got 40000');
   });
 });

@@ -5,6 +5,7 @@
  * minutes later.
  */
 import { z } from 'zod';
+import { isFieldName, isFieldValue } from '../lib/http-field.js';
 
 /** members.example.json marks every value the operator must replace with this word. */
 const PLACEHOLDER_MARK = 'REPLACE_ME';
@@ -14,9 +15,6 @@ const copiedValue = (what: string) =>
     .string({ error: `${what} (a string)` })
     .min(1, { error: `${what} (a non-empty string)` })
     .refine((value) => !value.includes(PLACEHOLDER_MARK), { error: `${what}; it is still the placeholder from members.example.json` });
-
-/** RFC 9110 §5.1: a field name is a token. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const clientContextSchema = z.looseObject({
   clientName: z.union([z.number().int(), z.string().min(1)], { error: 'the client name from the dashboard request (e.g. 62)' }),
@@ -43,7 +41,9 @@ export const membersConfigSchema = z.strictObject({
         if (!names.has(required)) ctx.addIssue({ code: 'custom', path: [required], message: `the ${required} header of the dashboard request` });
       }
       for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'an HTTP header name (RFC 9110 token characters)' });
+        if (!isFieldName(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'an HTTP header name (RFC 9110 token characters)' });
+        // A CR or LF would let the value add headers of its own upstream (header injection).
+        else if (!isFieldValue(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'an HTTP header value (RFC 9110 field value: no CR, LF or other control character, no leading or trailing space)' });
         if (value.includes(PLACEHOLDER_MARK)) ctx.addIssue({ code: 'custom', path: [name], message: 'the header value; it is still the placeholder from members.example.json' });
       }
     }),

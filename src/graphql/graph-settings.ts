@@ -1,8 +1,10 @@
 /**
- * The channel graph's plugin settings: each has a documented default and an environment override.
- * The table in the README is this list. Production behaviour is the default: development (stack
+ * The channel graph's plugin settings: each has a documented default and an environment override,
+ * declared once in GRAPH_SETTINGS (the README's table is checked against it). Production behaviour is the default: development (stack
  * traces, field suggestions, GraphiQL) is chosen explicitly with `NODE_ENV=development`.
  */
+import { boolean, type Environment, integer, readSettings, text, type Variables } from '../lib/settings.js';
+
 export interface GraphSettings {
   /**
    * `NODE_ENV=development` (default false: any other value, or none, is production). Development adds
@@ -39,60 +41,34 @@ export interface GraphSettings {
   maxCost: number;
 }
 
+const isDevelopment = (variables: Environment): boolean => variables.NODE_ENV === 'development';
+
+/** Each setting once: variable, parse, default, description. The README's table is checked against it. */
+export const GRAPH_SETTINGS = {
+  nodeEnv: text({ name: 'NODE_ENV', default: 'production', description: '`development` chooses development mode (error details, suggestions, GraphiQL); anything else is production.' }),
+  maskErrors: boolean({
+    name: 'GRAPHQL_MASK_ERRORS',
+    default: { documented: '`true`, `false` in development', from: (variables) => !isDevelopment(variables) },
+    description: 'Unexpected errors become "Unexpected error.".',
+  }),
+  trustedDocumentsOnly: boolean({ name: 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY', default: false, description: 'Only documents of the codegen manifest run.' }),
+  responseCache: boolean({ name: 'GRAPHQL_RESPONSE_CACHE', default: true, description: 'Whole responses cached until a snapshot changes.' }),
+  responseCacheTtlSeconds: integer({ name: 'GRAPHQL_RESPONSE_CACHE_TTL_SECONDS', min: 1, default: 300, description: 'Upper bound on a cached response\'s life.' }),
+  graphiql: boolean({ name: 'GRAPHQL_GRAPHIQL', default: { documented: '`false`, `true` in development', from: isDevelopment }, description: 'GraphiQL on GET /graphql from a browser.' }),
+  jit: boolean({ name: 'GRAPHQL_JIT', default: true, description: 'Compile queries with graphql-jit.' }),
+  maxDocumentBytes: integer({ name: 'GRAPHQL_MAX_DOCUMENT_BYTES', min: 1, default: 64 * 1024, description: 'Largest document (UTF-8 bytes), refused before it is lexed.' }),
+  maxDepth: integer({ name: 'GRAPHQL_MAX_DEPTH', min: 1, default: 8, description: 'Deepest selection, fragments included.' }),
+  maxAliases: integer({ name: 'GRAPHQL_MAX_ALIASES', min: 1, default: 15, description: 'Aliases in one document.' }),
+  maxTokens: integer({ name: 'GRAPHQL_MAX_TOKENS', min: 1, default: 1000, description: 'Lexer tokens in one document.' }),
+  maxDirectives: integer({ name: 'GRAPHQL_MAX_DIRECTIVES', min: 1, default: 10, description: 'Directives in one document.' }),
+  maxCost: integer({ name: 'GRAPHQL_MAX_COST', min: 1, default: 5000, description: 'graphql-armor cost limit.' }),
+} as const;
+
+/** Reads the settings; throws SettingError (`GRAPHQL_X: expected …, got …`, with its source) on a bad value. */
+export function readGraphSettings(variables: Environment | Variables): GraphSettings {
+  const { nodeEnv, ...settings } = readSettings(GRAPH_SETTINGS, variables);
+  return { development: nodeEnv === 'development', ...settings };
+}
+
 /** What `npm start` runs with an empty environment: production. */
-export const DEFAULT_GRAPH_SETTINGS: Readonly<GraphSettings> = {
-  development: false,
-  maskErrors: true,
-  trustedDocumentsOnly: false,
-  responseCache: true,
-  responseCacheTtlSeconds: 300,
-  graphiql: false,
-  jit: true,
-  maxDocumentBytes: 64 * 1024,
-  maxDepth: 8,
-  maxAliases: 15,
-  maxTokens: 1000,
-  maxDirectives: 10,
-  maxCost: 5000,
-};
-
-type Env = Record<string, string | undefined>;
-
-function readBoolean(env: Env, name: string, fallback: boolean): boolean {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new Error(`${name}: expected true or false, got ${JSON.stringify(value)}`);
-}
-
-function readPositiveInteger(env: Env, name: string, fallback: number): number {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new Error(`${name}: expected a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return number;
-}
-
-/** Reads the settings from the environment; throws `Error('GRAPHQL_X: expected …, got …')` on a bad value. */
-export function readGraphSettings(env: Env): GraphSettings {
-  const d = DEFAULT_GRAPH_SETTINGS;
-  const development = env.NODE_ENV === 'development';
-  return {
-    development,
-    maskErrors: readBoolean(env, 'GRAPHQL_MASK_ERRORS', !development),
-    trustedDocumentsOnly: readBoolean(env, 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY', d.trustedDocumentsOnly),
-    responseCache: readBoolean(env, 'GRAPHQL_RESPONSE_CACHE', d.responseCache),
-    responseCacheTtlSeconds: readPositiveInteger(env, 'GRAPHQL_RESPONSE_CACHE_TTL_SECONDS', d.responseCacheTtlSeconds),
-    graphiql: readBoolean(env, 'GRAPHQL_GRAPHIQL', development),
-    jit: readBoolean(env, 'GRAPHQL_JIT', d.jit),
-    maxDocumentBytes: readPositiveInteger(env, 'GRAPHQL_MAX_DOCUMENT_BYTES', d.maxDocumentBytes),
-    maxDepth: readPositiveInteger(env, 'GRAPHQL_MAX_DEPTH', d.maxDepth),
-    maxAliases: readPositiveInteger(env, 'GRAPHQL_MAX_ALIASES', d.maxAliases),
-    maxTokens: readPositiveInteger(env, 'GRAPHQL_MAX_TOKENS', d.maxTokens),
-    maxDirectives: readPositiveInteger(env, 'GRAPHQL_MAX_DIRECTIVES', d.maxDirectives),
-    maxCost: readPositiveInteger(env, 'GRAPHQL_MAX_COST', d.maxCost),
-  };
-}
+export const DEFAULT_GRAPH_SETTINGS: Readonly<GraphSettings> = Object.freeze(readGraphSettings({}));

@@ -15,6 +15,7 @@ import { FaultInjector } from './faults.js';
 import { handleMembershipApi } from './membership-api.js';
 import { MembershipDataset } from './membership-data.js';
 import { REVOKE_PATH, TOKEN_PATH, handleRevokeEndpoint, handleTokenEndpoint } from './oauth-endpoint.js';
+import { SANDBOX_SETTINGS } from './settings.js';
 import type { SandboxState } from './state.js';
 import { TokenAuthority } from './tokens.js';
 import { handleVideoApi } from './video-api.js';
@@ -49,18 +50,16 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-const DEFAULT_SANDBOX_SEED = 1;
-
 function createState(options: SandboxOptions): SandboxState {
-  const seed = options.seed ?? DEFAULT_SANDBOX_SEED;
+  const seed = options.seed ?? SANDBOX_SETTINGS.seed.default;
   const credentials = sandboxCredentials();
   return {
     seed,
     baseUrl: '',
     credentials,
-    membership: new MembershipDataset(seed, options.patrons ?? 40),
-    video: new VideoDataset(seed, options.videoMembers ?? 15, options.subscribers),
-    tokens: new TokenAuthority(seed, options.accessTokenTtlSeconds ?? 3600, credentials),
+    membership: new MembershipDataset(seed, options.patrons ?? SANDBOX_SETTINGS.patrons.default),
+    video: new VideoDataset(seed, options.videoMembers ?? SANDBOX_SETTINGS.videoMembers.default, options.subscribers),
+    tokens: new TokenAuthority(seed, options.accessTokenTtlSeconds ?? SANDBOX_SETTINGS.accessTokenTtlSeconds.default, credentials),
     codes: new AuthorizationCodes(),
     faults: new FaultInjector(seed),
     requests: { token: 0, campaign: 0, members: 0, sponsorships: 0, channels: 0, dashboard: 0, webhook: 0 },

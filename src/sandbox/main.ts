@@ -1,23 +1,18 @@
 /** `npm run sandbox`: the sandbox on SANDBOX_PORT (default 4100), printing its URL and test credentials. */
+import { readSettings, SettingError, type SettingValues } from '../lib/settings.js';
 import { startSandbox } from './index.js';
+import { SANDBOX_SETTINGS } from './settings.js';
 
-function readInteger(name: string, fallback: number | undefined): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) {
-    console.error(`${name}: expected a non-negative integer, got "${raw}"`);
-    process.exit(1);
-  }
-  return Number(raw);
+let settings: SettingValues<typeof SANDBOX_SETTINGS>;
+try {
+  settings = readSettings(SANDBOX_SETTINGS, process.env);
+} catch (error) {
+  if (!(error instanceof SettingError)) throw error;
+  console.error(error.message);
+  process.exit(1);
 }
 
-const sandbox = await startSandbox({
-  port: readInteger('SANDBOX_PORT', 4100),
-  seed: readInteger('SANDBOX_SEED', undefined),
-  patrons: readInteger('SANDBOX_PATRONS', undefined),
-  videoMembers: readInteger('SANDBOX_VIDEO_MEMBERS', undefined),
-  accessTokenTtlSeconds: readInteger('SANDBOX_ACCESS_TOKEN_TTL_SECONDS', undefined),
-});
+const sandbox = await startSandbox(settings);
 const { credentials } = sandbox;
 console.log(`sandbox: membership and video platforms emulated at ${sandbox.url}`);
 console.log(`

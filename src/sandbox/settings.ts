@@ -1,0 +1,10 @@
+/** The settings of `npm run sandbox`, declared once (the README's sandbox table is checked against them). */
+import { integer } from '../lib/settings.js';
+
+export const SANDBOX_SETTINGS = {
+  port: integer({ name: 'SANDBOX_PORT', min: 0, default: 4100, description: 'Port (0 = any free port).' }),
+  seed: integer({ name: 'SANDBOX_SEED', min: 0, default: 1, description: 'Seed of the dataset and of fault sampling.' }),
+  patrons: integer({ name: 'SANDBOX_PATRONS', min: 0, default: 40, description: 'Membership-platform members (all statuses).' }),
+  videoMembers: integer({ name: 'SANDBOX_VIDEO_MEMBERS', min: 0, default: 15, description: 'Video-platform channel members.' }),
+  accessTokenTtlSeconds: integer({ name: 'SANDBOX_ACCESS_TOKEN_TTL_SECONDS', min: 0, default: 3600, description: 'Lifetime of issued access tokens.' }),
+} as const;
