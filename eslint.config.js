@@ -16,6 +16,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain-Node scripts that must run before the build and without the devDependencies (scripts/build.mjs).
+    files: ['scripts/**/*.mjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
     // src/lib: small utilities every layer may import, so they import nothing else of ours.
     files: ['src/lib/**/*.ts'],
     rules: {

@@ -46,7 +46,7 @@ beforeAll(async () => {
   project = await copyProject();
   dev = spawn('npm', ['run', '--silent', 'dev', '--', 'examples/starwars/main.ts'], {
     cwd: project.dir,
-    // As from a shell: vitest sets NODE_ENV=test, which npm run dev would respect over its development default.
+    // NODE_ENV unset, as in a terminal (vitest sets it to "test"): `npm run dev` picks development itself.
     env: { ...process.env, NODE_ENV: undefined, PORT: '0', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that a failed run can be cleaned up with every child it started.

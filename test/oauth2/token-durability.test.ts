@@ -186,6 +186,7 @@ describe('recover(): a save cut short by a crash', () => {
     await writeFile(leftovers.live, JSON.stringify({ access_token: 'live-access' }));
     await store.recover();
     expect(await store.load()).toEqual({ access_token: 'current-access', refresh_token: 'current-refresh' });
+    // The dead writer's leftovers are removed (they must not pile up); the live writer's file stays.
     expect((await readdir(folder)).sort()).toEqual(['token.json', leftovers.live.slice(folder.length + 1)].sort());
   });
 

@@ -1,0 +1,160 @@
+/**
+ * `npm start` builds only when the sources changed (prestart: `node scripts/build.mjs --if-stale`),
+ * in a throw-away copy of the project: on a built tree it starts without rebuilding (and without
+ * TypeScript or any devDependency); after a source file is touched it rebuilds first. `--check`
+ * sees edited, new and deleted inputs and a file put back with an older mtime.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, projectRoot, type ProjectCopy } from '../support/project-copy.js';
+import { npmStart, type StartedServer } from '../support/npm-start.js';
+
+const RECORD = 'dist/.build-inputs.json';
+const BUILD_MESSAGE = 'building dist/';
+
+let copy: ProjectCopy;
+
+/** `node scripts/build.mjs --check` in the copy. */
+async function check(): Promise<{ exitCode: number; output: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--check'], { cwd: copy.dir });
+    return { exitCode: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { exitCode: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** What a build leaves behind: the compiled entry's identity and the record of the inputs. */
+async function buildMarks(): Promise<{ mainIno: number; mainMtimeMs: number; record: string }> {
+  const main = await stat(join(copy.dir, 'dist/src/main.js'));
+  return { mainIno: main.ino, mainMtimeMs: main.mtimeMs, record: await copy.readText(RECORD) };
+}
+
+/**
+ * A node_modules holding only the production dependencies (what `npm ci --omit=dev` installs):
+ * the top-level packages package-lock.json does not mark dev, linked from the full tree.
+ */
+async function productionNodeModules(target: string): Promise<void> {
+  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const topLevel = Object.entries(lock.packages).filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/@][^/]*$/.test(path) && entry.dev !== true);
+  for (const [path] of topLevel) {
+    await mkdir(join(target, path, '..'), { recursive: true });
+    await symlink(join(projectRoot, path), join(target, path), 'dir');
+  }
+}
+
+/** `{ __typename }` over POST /graphql: the graph is served. */
+async function typename(url: string): Promise<unknown> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data?: { __typename?: unknown } }).data?.__typename;
+}
+
+beforeAll(async () => {
+  copy = await copyProject();
+  const build = await copy.npmRun('build');
+  expect(build.exitCode, build.output).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  await copy?.remove();
+});
+
+describe('npm start on a built tree', () => {
+  it('answers without rebuilding, with only the production dependencies installed', async () => {
+    const before = await buildMarks();
+    expect((await check()).exitCode).toBe(0);
+    // Swap in a node_modules without TypeScript, tsx or any other devDependency.
+    const full = join(copy.dir, 'node_modules.full');
+    await rename(join(copy.dir, 'node_modules'), full);
+    await productionNodeModules(copy.dir);
+    try {
+      await expect(stat(join(copy.dir, 'node_modules/typescript'))).rejects.toThrow(/ENOENT/);
+      const server = await npmStart(copy.dir);
+      try {
+        expect(await typename(server.url)).toBe('Query');
+        expect(server.output()).not.toContain(BUILD_MESSAGE);
+        console.info(`npm start on a built tree: first answer after ${Math.round(server.firstAnswerMs)} ms`);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await rm(join(copy.dir, 'node_modules'), { recursive: true, force: true });
+      await rename(full, join(copy.dir, 'node_modules'));
+    }
+    expect(await buildMarks()).toEqual(before);
+  }, 180_000);
+});
+
+describe('npm start after a source changed', () => {
+  it('--check names an edited file and a new one', async () => {
+    const now = new Date();
+    await utimes(join(copy.dir, 'src/app.ts'), now, now);
+    await copy.writeText('src/notes.txt', 'an input too: anything under src/ is\n');
+    const { exitCode, output } = await check();
+    expect(exitCode).toBe(1);
+    expect(output).toContain('dist/ is out of date: changed since the last build:');
+    expect(output).toContain('src/app.ts');
+    expect(output).toContain('src/notes.txt (new)');
+  });
+
+  it('rebuilds, then answers; the next start does not rebuild again', async () => {
+    const before = await buildMarks();
+    const server = await npmStart(copy.dir, { timeoutMs: 300_000 });
+    try {
+      expect(server.output()).toMatch(/building dist\/: changed since the last build: .*src\/app\.ts/);
+      expect(await typename(server.url)).toBe('Query');
+    } finally {
+      await server.stop();
+    }
+    const after = await buildMarks();
+    expect(after.record).not.toBe(before.record);
+    expect(after.mainIno).not.toBe(before.mainIno); // a new dist/, not the old one touched
+    expect((await check()).exitCode).toBe(0);
+
+    const again = await npmStart(copy.dir);
+    try {
+      expect(again.output()).not.toContain(BUILD_MESSAGE);
+    } finally {
+      await again.stop();
+    }
+    expect(await buildMarks()).toEqual(after);
+  }, 420_000);
+
+  it('--check names a deleted file and a file put back with an older mtime', async () => {
+    await rm(join(copy.dir, 'src/notes.txt'));
+    const oldTime = new Date('2001-01-01T00:00:00Z');
+    await utimes(join(copy.dir, 'src/main.ts'), oldTime, oldTime);
+    const { exitCode, output } = await check();
+    expect(exitCode).toBe(1);
+    expect(output).toContain('src/main.ts');
+    expect(output).toContain('src/notes.txt (deleted)');
+  });
+
+  it('a build that fails leaves the last good dist/ in place and npm start does not start', async () => {
+    const before = await buildMarks();
+    await writeFile(join(copy.dir, 'src/broken.ts'), 'export const broken: number = "not a number";\n');
+    let server: StartedServer | undefined;
+    let failure = '';
+    try {
+      server = await npmStart(copy.dir, { timeoutMs: 300_000 });
+    } catch (error) {
+      failure = (error as Error).message;
+    } finally {
+      await server?.stop();
+    }
+    expect(server, 'the server started on a tree that does not compile').toBeUndefined();
+    expect(failure).toMatch(/exited with [1-9]/);
+    expect(failure).toContain(BUILD_MESSAGE);
+    expect(failure).toMatch(/src\/broken\.ts.*error TS2322/);
+    expect(await buildMarks()).toEqual(before);
+  }, 300_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * `npm start` in a project directory, as an operator runs it (or any other command that starts the
+ * service: `startService`), timed from the spawn to the first answer of `GET /healthz` (any status:
+ * the server answers). Sandbox mode: the variables that would configure a live channel are left out
+ * of the child's environment. The child runs in its own process group, so stopping it reaches npm,
+ * its shell and the server.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** Variables that configure the service: the child gets none of them from the caller. */
+const CHANNEL_VARIABLES = /^(PORT|HOST|NODE_ENV|DATA_DIR|MEMBERS_CONFIG|REFRESH_INTERVAL_SECONDS|(MEMBERSHIP|VIDEO|GRAPHQL|UPSTREAM|HTTP|SHUTDOWN|SANDBOX)_\w+)$/;
+const POLL_MS = 10;
+
+export interface NpmStartOptions {
+  /** Give up (and stop the child) if /healthz has not answered by then; default 120 s. */
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+export interface StartedServer {
+  url: string;
+  /** Milliseconds from the spawn of `npm start` to the first answer of /healthz. */
+  firstAnswerMs: number;
+  /** stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM to the process group; SIGKILL if it has not exited 15 s later. Resolves with the child's exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** A port that was free a moment ago (the child has to know it before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    await response.arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function npmStart(dir: string, options: NpmStartOptions = {}): Promise<StartedServer> {
+  return startService('npm', ['start'], dir, options);
+}
+
+export async function startService(command: string, args: readonly string[], dir: string, options: NpmStartOptions = {}): Promise<StartedServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CHANNEL_VARIABLES.test(name)));
+  Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', NO_COLOR: '1' }, options.env);
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let exitCode: number | undefined | null;
+  void exited.then((code) => (exitCode = code));
+
+  const stop = async (): Promise<number | null> => {
+    if (exitCode !== undefined) return exitCode;
+    const group = -(child.pid ?? 0);
+    process.kill(group, 'SIGTERM');
+    const killer = setTimeout(() => process.kill(group, 'SIGKILL'), 15_000);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(killer);
+    }
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = started + (options.timeoutMs ?? 120_000);
+  while (!(await answers(`${url}/healthz`))) {
+    if (exitCode !== undefined || performance.now() > deadline) {
+      await stop().catch(() => undefined);
+      throw new Error(`${command} ${args.join(' ')} in ${dir} ${exitCode !== undefined ? `exited with ${exitCode}` : 'did not answer in time'}:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return { url, firstAnswerMs: performance.now() - started, output: () => output, stop };
+}
