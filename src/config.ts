@@ -266,9 +266,9 @@ function readVariables(options: LoadConfigOptions): { cwd: string; variables: Va
   const cwd = options.cwd ?? process.cwd();
   const processEnv = options.env ?? process.env;
   const file = options.envFile ?? reportedAsConfigError(() => Variables.of(processEnv).read(CHANNEL_SETTINGS.envFile));
-  const fileVariables = readEnvFile(resolve(cwd, file), file);
-  const environment = { source: PROCESS_ENVIRONMENT, variables: processEnv };
-  return { cwd, variables: new Variables(fileVariables === undefined ? [environment] : [{ source: file, variables: fileVariables }, environment]) };
+  // The file comes first even when it does not exist: a value missing everywhere is reported against it, where it belongs.
+  const fileVariables = readEnvFile(resolve(cwd, file), file) ?? {};
+  return { cwd, variables: new Variables([{ source: file, variables: fileVariables }, { source: PROCESS_ENVIRONMENT, variables: processEnv }]) };
 }
 
 function warnOfUnknownVariables(variables: Variables, onWarning: (message: string) => void): void {
