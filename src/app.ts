@@ -15,6 +15,7 @@ import {
 } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { createRestHandler } from './http/rest-handler.js';
+import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
 import { MemoryTokenStore } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
@@ -125,6 +126,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
       else rest(request, response);
     },
   );
+  // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = http.keepAliveTimeoutMs;
   server.maxHeadersCount = MAX_HEADERS_COUNT;
   // No connection stays silent longer (a client that stops reading its answer is cut off), except

@@ -5,7 +5,7 @@
  * exactly the maximum size (64 KiB): valid ones (light, and ~900 tokens heavy), syntax errors, unknown
  * fields, token-limit breakers and documents one byte over the limit, half as POST and half as GET,
  * BENCH_CONCURRENCY (8) at a time. The child's RSS is sampled every 50 ms: idle (started, one answer),
- * peak, and after a BENCH_PAUSE_SECONDS (10 s) pause; a death is the child exiting during the run.
+ * peak, and after a BENCH_PAUSE_SECONDS (60 s) pause; a death is the child exiting during the run.
  * Two rows: the `npm start` defaults, and the same with the response cache off (the graph alone).
  * Targets (measured, not asserted): peak < 250 MB, after − idle < 30 MB, 0 deaths. Exits non-zero
  * only if the server died or answered a document with another status than it must.

@@ -21,6 +21,11 @@ import type { ChannelGraphStore } from './context.js';
  * answer echoes the Origin (with `Vary: Origin`), so each origin gets its own entry and no client
  * ever receives the CORS headers computed for another. Entries are evicted least recently used
  * first, bounded in count and in bytes.
+ *
+ * An answer is kept from its request's second occurrence on: the first leaves only its key (a
+ * hash) in a bounded list of recently seen keys. A stream of distinct requests (bench/memory sends
+ * 2,000 distinct documents; one of them answers 176 KB) therefore fills nothing and cannot evict
+ * the answers clients do repeat; a repeated request is executed twice, then answered from memory.
  */
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */
@@ -36,6 +41,9 @@ export interface ResponseCacheOptions {
   /** Requests with larger bodies (or without Content-Length) are passed through uncached. */
   maxRequestBytes?: number;
 }
+
+/** Keys of requests answered once, remembered per entry allowed (each key ~100 bytes of heap). */
+const SEEN_KEYS_PER_ENTRY = 4;
 
 /** Headers as flat [name, value, …] lists, written as they are on every hit. */
 type Entry = TaggedBody & { okHeaders: string[]; notModifiedHeaders: string[] };
@@ -116,12 +124,21 @@ function flatten(headers: Iterable<[string, string]>): string[] {
 /** `store` is only asked for change notifications: any graph with an `onChange` can use this cache. */
 export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, options: ResponseCacheOptions) {
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
+  const maxEntries = options.maxEntries ?? 1000;
   const entries = new LRUCache<string, Entry>({
-    max: options.maxEntries ?? 1000,
+    max: maxEntries,
     maxSize: options.maxBytes ?? 32 * 2 ** 20,
     sizeCalculation: (entry) => Math.max(1, entry.bytes.length),
     ttl: options.ttlMs,
   });
+  /** Keys of requests whose answer was computed once and not kept (4,000 keys, ~0.4 MB, at the defaults). */
+  const seenOnce = new LRUCache<string, true>({ max: SEEN_KEYS_PER_ENTRY * maxEntries });
+  /** True from a key's second occurrence on: the answer may be kept. */
+  const admitted = (key: string): boolean => {
+    if (seenOnce.delete(key)) return true;
+    seenOnce.set(key, true);
+    return false;
+  };
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
   const unsubscribe = store.onChange(() => {
@@ -164,16 +181,17 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     const answered = await handle(fetchRequest);
     const bytes = Buffer.from(await answered.arrayBuffer());
     const headers = replayableHeaders(answered.headers);
-    const storable =
+    // A query's answer without errors gets an ETag (so If-None-Match is honoured) whether it is kept or not.
+    const cacheable =
       answered.status === 200 &&
       generation === startedAt &&
       queries.has(fetchRequest) &&
       variesOnKeyOnly(headers.get('vary')) &&
       isJson(headers.get('content-type')) &&
       hasNoErrors(bytes);
-    if (storable) {
+    if (cacheable) {
       const entry = entryOf(headers, bytes);
-      entries.set(key, entry);
+      if (admitted(key)) entries.set(key, entry);
       return sendTaggedBody(request, response, entry);
     }
     response.writeHead(answered.status, flatten([...headers, ['content-length', String(bytes.length)]]));

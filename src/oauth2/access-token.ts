@@ -1,10 +1,12 @@
 import { inspect } from 'node:util';
-import type { OAuth2Client, RequestOptions } from './client.js';
 import { currentConfig } from './configure.js';
+import type { Logger } from './debug-log.js';
 import { OAuth2UsageError } from './errors.js';
 import { REDACTED, redactValue } from './redact.js';
 import type { OAuth2Response } from './response.js';
-import type { Params, TokenHash, TokenTypeHint, Verb } from './types.js';
+import type { SnakyHash } from './snaky-hash.js';
+import type { ParseMode } from './parse.js';
+import type { HeaderParams, Params, RequestOptions, TokenHash, TokenParams, TokenTypeHint, Verb } from './types.js';
 
 /** Where the access token goes on a resource request (reference: Sending the access token). */
 export type TokenMode = 'header' | 'query' | 'body';
@@ -37,6 +39,26 @@ export interface RevokeOptions {
   params?: Params;
 }
 
+/** Options of a token request: how to parse the response and which AccessToken to build. */
+export interface GetTokenOptions extends AccessTokenOptions {
+  parse?: ParseMode;
+  snaky?: boolean;
+  hashClass?: typeof SnakyHash;
+  accessTokenClass?: typeof AccessToken;
+}
+
+/**
+ * What a token needs of its client: OAuth2Client is one. The token depends on this interface, not
+ * on the client's class, which creates tokens (so the two modules do not import each other).
+ */
+export interface TokenClient {
+  readonly logger: Logger;
+  request(verb: Verb, pathOrUrl: string, options?: RequestOptions): Promise<OAuth2Response>;
+  getToken(params: TokenParams, options?: GetTokenOptions): Promise<AccessToken>;
+  revokeToken(token: string, tokenTypeHint?: TokenTypeHint, params?: Params & HeaderParams): Promise<OAuth2Response>;
+  toJSON(): Record<string, unknown>;
+}
+
 /** Keys searched for the access token when `token_name` is absent, in this order. */
 const TOKEN_KEYS = ['access_token', 'id_token', 'token', 'accessToken', 'idToken'] as const;
 
@@ -57,7 +79,7 @@ const OPTION_KEYS = {
 
 /** An access token bound to a client (reference: `OAuth2::AccessToken`). */
 export class AccessToken {
-  readonly client: OAuth2Client;
+  readonly client: TokenClient;
   readonly token: string;
   refreshToken: string | undefined;
   readonly expiresIn: number | undefined;
@@ -73,7 +95,7 @@ export class AccessToken {
   /** The token endpoint's response this token was built from (set by `getToken`, reference: `response`). */
   response: OAuth2Response | undefined;
 
-  constructor(client: OAuth2Client, token: string, options: AccessTokenOptions = {}) {
+  constructor(client: TokenClient, token: string, options: AccessTokenOptions = {}) {
     this.client = client;
     this.token = token;
     this.refreshToken = emptyToUndefined(options.refreshToken);
@@ -98,7 +120,7 @@ export class AccessToken {
    * accessToken, idToken; unless silenced (`configure`), a warning says when several or none are
    * present. Other keys that are not options become `params`.
    */
-  static fromHash<T extends typeof AccessToken>(this: T, client: OAuth2Client, hash: Readonly<Record<string, unknown>>, overrides: AccessTokenOptions = {}): InstanceType<T> {
+  static fromHash<T extends typeof AccessToken>(this: T, client: TokenClient, hash: Readonly<Record<string, unknown>>, overrides: AccessTokenOptions = {}): InstanceType<T> {
     const fields: Record<string, unknown> = { ...hash };
     const options: Record<string, unknown> = {};
     for (const [key, option] of Object.entries(OPTION_KEYS)) {
@@ -128,7 +150,7 @@ export class AccessToken {
   }
 
   /** Builds a token from a form-encoded string, e.g. the fragment of an implicit-grant callback. */
-  static fromKvform<T extends typeof AccessToken>(this: T, client: OAuth2Client, kvform: string, overrides: AccessTokenOptions = {}): InstanceType<T> {
+  static fromKvform<T extends typeof AccessToken>(this: T, client: TokenClient, kvform: string, overrides: AccessTokenOptions = {}): InstanceType<T> {
     return this.fromHash(client, Object.fromEntries(new URLSearchParams(kvform)), overrides);
   }
 
@@ -280,7 +302,7 @@ function modeFor(mode: ModeOption, verb: Verb): TokenMode {
   return chosen;
 }
 
-function findTokenKey(client: OAuth2Client, fields: Readonly<Record<string, unknown>>): string | undefined {
+function findTokenKey(client: TokenClient, fields: Readonly<Record<string, unknown>>): string | undefined {
   const present = TOKEN_KEYS.filter((key) => fields[key] !== undefined && fields[key] !== null);
   if (present.length > 1 && !currentConfig().silenceExtraTokensWarning) {
     client.logger.warn(`AccessToken.fromHash: the hash holds more than one token key (${present.join(', ')}); using ${present[0]}.`);

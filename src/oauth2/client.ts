@@ -1,21 +1,20 @@
 import { inspect } from 'node:util';
 import type { KyInstance } from 'ky';
-import { AccessToken, type AccessTokenOptions } from './access-token.js';
+import { AccessToken, type GetTokenOptions } from './access-token.js';
 import { type AuthScheme, authenticateClient, type BasicAuthEncoding, type ClientCredentials, clientCredentials } from './client-auth.js';
 import { debugEnabled, type Logger, logRequest, logResponse } from './debug-log.js';
-import { OAuth2Error, OAuth2ParseError, OAuth2RedirectError } from './errors.js';
 import type { SigningOptions } from './jwt.js';
-import { isJsonContentType, jsonSyntaxError, type ParseMode } from './parse.js';
+import { isJsonContentType, jsonSyntaxError } from './parse.js';
 import { REDACTED, redactUrl } from './redact.js';
-import { OAuth2Response } from './response.js';
-import { isPlainObject, type SnakyHash } from './snaky-hash.js';
+import { OAuth2Error, OAuth2ParseError, OAuth2RedirectError, OAuth2Response } from './response.js';
+import { isPlainObject } from './snaky-hash.js';
 import { AssertionStrategy } from './strategies/assertion.js';
 import { AuthCodeStrategy } from './strategies/auth-code.js';
 import { ClientCredentialsStrategy } from './strategies/client-credentials.js';
 import { ImplicitStrategy } from './strategies/implicit.js';
 import { PasswordStrategy } from './strategies/password.js';
 import { type ConnectionOptions, createTransport, type Transport } from './transport.js';
-import type { HeaderParams, Params, TokenRequest, TokenTypeHint, Verb } from './types.js';
+import type { HeaderParams, Params, RequestOptions, TokenParams, TokenTypeHint, Verb } from './types.js';
 import { encodeParams, type ParamsEncoder, resolveUrl, withQuery } from './url.js';
 
 export interface OAuth2ClientOptions {
@@ -39,46 +38,11 @@ export interface OAuth2ClientOptions {
   ky?: (instance: KyInstance) => KyInstance;
 }
 
-export interface RequestOptions {
-  /** Query parameters; nil values are omitted. */
-  params?: Params;
-  /** A string or bytes are sent as is; an object is form-urlencoded. */
-  body?: string | Uint8Array | Params;
-  headers?: Record<string, string>;
-  /** Snake_case the keys of `parsed` (default true). */
-  snaky?: boolean;
-  parse?: ParseMode;
-  hashClass?: typeof SnakyHash;
-  /** Overrides the client's `raiseErrors` for this request. */
-  raiseErrors?: boolean;
-  signal?: AbortSignal;
-  /**
-   * The body carries credentials (a client secret or assertion, a grant's code or token, a body-mode
-   * access token): a redirect to another origin that would resend the body (301, 302, 307, 308) is
-   * refused with OAuth2RedirectError. Token and revocation requests set it.
-   */
-  bodyCarriesCredentials?: boolean;
-}
-
-/** Options of a token request: how to parse the response and which AccessToken to build. */
-export interface GetTokenOptions extends AccessTokenOptions {
-  parse?: ParseMode;
-  snaky?: boolean;
-  hashClass?: typeof SnakyHash;
-  accessTokenClass?: typeof AccessToken;
-}
-
 /** The client's options with the defaults of the reference filled in. */
 export type ResolvedClientOptions = Readonly<
   OAuth2ClientOptions &
     Required<Pick<OAuth2ClientOptions, 'authorizeUrl' | 'tokenUrl' | 'revokeUrl' | 'authScheme' | 'basicAuthEncoding' | 'raiseErrors' | 'maxRedirects'>>
 >;
-
-/**
- * Any token request: a grant's parameters as the contract types them, or an extension grant (RFC 6749
- * §4.5: any absolute URI as `grant_type`), provider extensions and per-call headers.
- */
-export type TokenParams = (Partial<TokenRequest> | { grant_type: string & {} }) & Params & HeaderParams;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

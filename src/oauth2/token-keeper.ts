@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AccessToken } from './access-token.js';
-import type { OAuth2Client, RequestOptions } from './client.js';
+import type { OAuth2Client } from './client.js';
 import { OAuth2AbortError } from './errors.js';
 import type { OAuth2Response } from './response.js';
 import type { TokenStore } from './token-store.js';
-import type { TokenHash, Verb } from './types.js';
+import type { RequestOptions, TokenHash, Verb } from './types.js';
 
 export interface TokenKeeperOptions {
   /** The token to start from (e.g. from configuration) when the store holds none descending from it. */

@@ -3,6 +3,8 @@
  * openapi/oauth2.yaml, plus the library's own request vocabulary.
  */
 import type { components } from '../../generated/openapi/oauth2.js';
+import type { ParseMode } from './parse.js';
+import type { SnakyHash } from './snaky-hash.js';
 
 type Schemas = components['schemas'];
 
@@ -47,3 +49,31 @@ export type TokenHash = Pick<TokenResponse, 'access_token'> &
     expires_at?: number;
     [key: string]: unknown;
   };
+
+/**
+ * Any token request: a grant's parameters as the contract types them, or an extension grant (RFC 6749
+ * §4.5: any absolute URI as `grant_type`), provider extensions and per-call headers.
+ */
+export type TokenParams = (Partial<TokenRequest> | { grant_type: string & {} }) & Params & HeaderParams;
+
+/** Options of one request (`client.request`, `token.get` …). */
+export interface RequestOptions {
+  /** Query parameters; nil values are omitted. */
+  params?: Params;
+  /** A string or bytes are sent as is; an object is form-urlencoded. */
+  body?: string | Uint8Array | Params;
+  headers?: Record<string, string>;
+  /** Snake_case the keys of `parsed` (default true). */
+  snaky?: boolean;
+  parse?: ParseMode;
+  hashClass?: typeof SnakyHash;
+  /** Overrides the client's `raiseErrors` for this request. */
+  raiseErrors?: boolean;
+  signal?: AbortSignal;
+  /**
+   * The body carries credentials (a client secret or assertion, a grant's code or token, a body-mode
+   * access token): a redirect to another origin that would resend the body (301, 302, 307, 308) is
+   * refused with OAuth2RedirectError. Token and revocation requests set it.
+   */
+  bodyCarriesCredentials?: boolean;
+}

@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
-import type { AccessToken } from '../access-token.js';
-import type { GetTokenOptions, OAuth2Client } from '../client.js';
+import type { AccessToken, GetTokenOptions } from '../access-token.js';
+import type { GrantClient } from './grant-client.js';
 import { type SigningKey, signJwt } from '../jwt.js';
 import type { GrantParams, JwtBearerGrantRequest } from '../types.js';
 
@@ -15,7 +15,7 @@ export interface AssertionInput {
 
 /** The JWT bearer assertion grant (RFC 7523 §2.1). */
 export class AssertionStrategy {
-  constructor(private readonly client: OAuth2Client) {}
+  constructor(private readonly client: GrantClient) {}
 
   async getToken(input: AssertionInput, params: GrantParams<JwtBearerGrantRequest> = {}, options?: GetTokenOptions): Promise<AccessToken> {
     const assertion = await signJwt(input.claims, { key: input.key, alg: input.algorithm, ...(input.kid === undefined ? {} : { kid: input.kid }) });

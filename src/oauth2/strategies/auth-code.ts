@@ -1,5 +1,5 @@
-import type { AccessToken } from '../access-token.js';
-import type { GetTokenOptions, OAuth2Client } from '../client.js';
+import type { AccessToken, GetTokenOptions } from '../access-token.js';
+import type { GrantClient } from './grant-client.js';
 import type { AuthorizationCodeGrantRequest, AuthorizationRequest, GrantParams, Params } from '../types.js';
 import { assertNoClientSecret } from './authorize-params.js';
 
@@ -12,7 +12,7 @@ export type AuthCodeTokenParams = GrantParams<AuthorizationCodeGrantRequest> & {
 
 /** The authorization code grant (RFC 6749 §4.1). */
 export class AuthCodeStrategy {
-  constructor(private readonly client: OAuth2Client) {}
+  constructor(private readonly client: GrantClient) {}
 
   /** `<authorize URL>?client_id=…&redirect_uri=…&response_type=code&…` (RFC 6749 §4.1.1, RFC 7636 §4.3). */
   authorizeUrl(params: AuthorizeParams = {}): string {

@@ -1,4 +1,4 @@
-import type { OAuth2Client } from '../client.js';
+import type { GrantClient } from './grant-client.js';
 import type { AuthorizationRequest, Params } from '../types.js';
 import { assertNoClientSecret } from './authorize-params.js';
 
@@ -7,7 +7,7 @@ import { assertNoClientSecret } from './authorize-params.js';
  * redirect URI's fragment: read it with `AccessToken.fromKvform`.
  */
 export class ImplicitStrategy {
-  constructor(private readonly client: OAuth2Client) {}
+  constructor(private readonly client: GrantClient) {}
 
   /** `<authorize URL>?client_id=…&redirect_uri=…&response_type=token&…` (RFC 6749 §4.2.1). */
   authorizeUrl(params: Partial<Omit<AuthorizationRequest, 'response_type' | 'client_id'>> & Params = {}): string {

@@ -1,0 +1,43 @@
+/**
+ * The answer to a request node:http cannot parse (its `clientError` event): a request head over
+ * `maxHeaderSize` (a GET whose URL carries a huge document), a malformed request line or header, a
+ * request that exceeded `requestTimeout`. Node's own answer is a bare status line without a body;
+ * this one says what was wrong. The parser stopped before the request's path was known, so the body
+ * is read by both kinds of clients the server has: an RFC 9457 problem (`detail`) that also carries
+ * a GraphQL-over-HTTP `errors` list (a problem may have extension members, RFC 9457 §3.2).
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { PROBLEM_CONTENT_TYPE } from './problem.js';
+
+/** The status and message for one parser error code (llhttp's `HPE_*`, node's `ERR_HTTP_*`). */
+function describe(code: string | undefined): { status: number; message: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'The request line and headers are too large for this server (a long query string counts: send a large GraphQL document with POST).' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'The request was not received completely within the time allowed.' };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, message: 'The request method is not one this server understands.' };
+    default:
+      return { status: 400, message: 'The request is not a well-formed HTTP/1.1 request (request line, header field or framing).' };
+  }
+}
+
+/** What node:http's own handler checks before answering: a response already being written must not be corrupted. */
+function responseStarted(socket: Duplex): boolean {
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  return current?.headersSent === true;
+}
+
+/** For `server.on('clientError', answerClientError)`: answers with a body, then closes the connection. */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code !== 'ECONNRESET' && socket.writable && !responseStarted(socket)) {
+    const { status, message } = describe(error.code);
+    const body = JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status], status, detail: message, errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
