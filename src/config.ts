@@ -13,6 +13,7 @@ import { membersConfigSchema, type MembersConfig } from './channel/members-confi
 import type { MembershipCredentials } from './channel/membership.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from './observability/logger.js';
 
 export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
@@ -57,6 +58,10 @@ export interface ChannelConfig {
   shutdownTimeoutMs?: number;
   /** Default DEFAULT_HTTP_SERVER_SETTINGS, field by field. */
   http?: Partial<HttpServerSettings>;
+  /** LOG_LEVEL; default DEFAULT_LOG_LEVEL. */
+  logLevel?: LogLevel;
+  /** METRICS_TOKEN: GET /metrics then needs `Authorization: Bearer <token>`; default none (open). */
+  metricsToken?: string;
 }
 
 /** One line: `<file>: <field>: expected …`. */
@@ -91,6 +96,7 @@ const DEFAULTS = {
   HTTP_HEADERS_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs,
   HTTP_REQUEST_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs,
   HTTP_KEEP_ALIVE_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs,
+  LOG_LEVEL: DEFAULT_LOG_LEVEL,
 } as const;
 
 const integerText = (min: number, max: number, what: string) =>
@@ -116,6 +122,7 @@ const PUBLIC_FIELDS = {
   HTTP_HEADERS_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
   HTTP_REQUEST_TIMEOUT_MS: integerText(1, 3_600_000, 'expected milliseconds 1-3600000'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
 } as const;
 
 /** The `.env` file's variables; an absent file is an empty one (defaults and the environment apply). */
@@ -272,5 +279,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     upstreamTimeoutMs: readPublic(env, 'UPSTREAM_TIMEOUT_MS', file),
     shutdownTimeoutMs: readPublic(env, 'SHUTDOWN_TIMEOUT_MS', file),
     http: readHttpServer(env, file),
+    logLevel: readPublic(env, 'LOG_LEVEL', file),
+    ...((env.METRICS_TOKEN ?? '') === '' ? {} : { metricsToken: env.METRICS_TOKEN }),
   };
 }

@@ -3,7 +3,7 @@ export { AccessToken, type AccessTokenOptions, type ModeOption, type RevokeOptio
 export { type AuthScheme, type BasicAuthEncoding, basicCredentials } from './client-auth.js';
 export { OAuth2Client, type GetTokenOptions, type OAuth2ClientOptions, type RequestOptions, type ResolvedClientOptions, type TokenParams } from './client.js';
 export { configure, type OAuth2Config } from './configure.js';
-export type { Logger } from './debug-log.js';
+export { debugEnabled, type Logger } from './debug-log.js';
 export { redactBody } from './redact.js';
 export {
   OAuth2AbortError,
@@ -22,7 +22,7 @@ export { OAuth2Response } from './response.js';
 export { SnakyHash } from './snaky-hash.js';
 export type { AssertionInput } from './strategies/assertion.js';
 export type { AuthCodeTokenParams, AuthorizeParams } from './strategies/auth-code.js';
-export { TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
+export { type RefreshReport, TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
 export { FileTokenStore, MemoryTokenStore, type TokenStore } from './token-store.js';
 export type { ConnectionOptions, TlsOptions } from './transport.js';
 export type * from './types.js';
