@@ -55,7 +55,7 @@ async function compileServer(): Promise<{ file: string; remove(): Promise<void> 
   const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
   const config = {
     extends: join(projectRoot, 'tsconfig.build.json'),
-    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false },
+    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false, inlineSources: false },
     include: [],
     files: [join(projectRoot, 'bench/graph/server.ts')],
   };
