@@ -1,7 +1,7 @@
 /**
- * A yoga plugin: every GraphQL execution gets a span (a child of the request's) and is counted by
- * operation name, type and outcome, with its duration. Resolvers run inside the span, so an upstream
- * fetch a cold read starts is its child.
+ * A yoga plugin: every GraphQL execution is counted by operation name, type and outcome, with its
+ * duration, and (with a tracer) gets a span, a child of the request's. Resolvers run inside the span,
+ * so an upstream fetch a cold read starts is its child.
  */
 import { type Tracer, context, trace } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -9,31 +9,9 @@ import type { Plugin } from 'graphql-yoga';
 import type { ChannelMetrics } from './metrics.js';
 import { recordFailure } from './tracing.js';
 
-export function useOperationObservation(metrics: ChannelMetrics, tracer: Tracer): Plugin {
+export function useOperationObservation(metrics: ChannelMetrics, tracer: Tracer | undefined): Plugin {
   return {
-    instrumentation: {
-      // Wraps the execute phase (its onExecute hooks included): the span is active while it runs.
-      execute(_payload, wrapped) {
-        const span = tracer.startSpan('graphql.execute');
-        const end = (error?: unknown): void => {
-          if (error !== undefined) recordFailure(span, error);
-          span.end();
-        };
-        let result;
-        try {
-          result = context.with(trace.setSpan(context.active(), span), wrapped);
-        } catch (error) {
-          end(error);
-          throw error;
-        }
-        if (result instanceof Promise) return result.then(() => end(), (error: unknown) => {
-          end(error);
-          throw error;
-        });
-        end();
-        return result;
-      },
-    },
+    ...(tracer !== undefined && { instrumentation: executionSpan(tracer) }),
     onExecute({ args }) {
       const started = performance.now();
       // @envelop/types resolves ExecutionArgs to any in this tree: name the fields' real types.
@@ -52,6 +30,32 @@ export function useOperationObservation(metrics: ChannelMetrics, tracer: Tracer)
           metrics.graphqlDuration.observe(labels, (performance.now() - started) / 1000);
         },
       };
+    },
+  };
+}
+
+/** Wraps the execute phase (its onExecute hooks included): the span is active while it runs. */
+function executionSpan(tracer: Tracer): Plugin['instrumentation'] {
+  return {
+    execute(_payload, wrapped) {
+      const span = tracer.startSpan('graphql.execute');
+      const end = (error?: unknown): void => {
+        if (error !== undefined) recordFailure(span, error);
+        span.end();
+      };
+      let result;
+      try {
+        result = context.with(trace.setSpan(context.active(), span), wrapped);
+      } catch (error) {
+        end(error);
+        throw error;
+      }
+      if (result instanceof Promise) return result.then(() => end(), (error: unknown) => {
+        end(error);
+        throw error;
+      });
+      end();
+      return result;
     },
   };
 }

@@ -15,7 +15,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export interface RequestObserverOptions {
   logger: Logger;
   metrics: ChannelMetrics;
-  tracer: Tracer;
+  tracer: Tracer | undefined;
   /** The route label of a request: one of a fixed set of paths (metric labels stay bounded). */
   routeOf: (request: IncomingMessage) => string;
 }
@@ -33,7 +33,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
     response.setHeader('x-request-id', requestId);
     const method = request.method ?? 'GET';
     const route = routeOf(request);
-    const span = tracer.startSpan(`${method} ${route}`, {
+    const span = tracer?.startSpan(`${method} ${route}`, {
       kind: SpanKind.SERVER,
       attributes: { 'http.request.method': method, 'http.route': route, 'channel.request_id': requestId },
     });
@@ -43,13 +43,16 @@ export function observeRequests(listener: RequestListener, options: RequestObser
       const labels = { method, route, status: String(status) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
-      span.setAttribute('http.response.status_code', status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
+      if (span !== undefined) {
+        span.setAttribute('http.response.status_code', status);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
       // A connection closed before the answer was complete is reported as such.
       const complete = response.writableFinished;
       logger.info({ requestId, method, route, status, durationMs: Math.round(seconds * 1e4) / 10, ...(complete ? {} : { aborted: true }) }, 'request');
     });
-    context.with(trace.setSpan(context.active(), span), () => listener(request, response));
+    if (span === undefined) listener(request, response);
+    else context.with(trace.setSpan(context.active(), span), () => listener(request, response));
   };
 }

@@ -12,7 +12,7 @@ import { withSpan } from './tracing.js';
 export interface UpstreamObserverOptions {
   logger: Logger;
   metrics: ChannelMetrics;
-  tracer: Tracer;
+  tracer: Tracer | undefined;
 }
 
 const milliseconds = (started: number): number => Math.round((performance.now() - started) * 10) / 10;
