@@ -45,7 +45,7 @@ function closeAndExit(running: ChannelApp): void {
       process.exit(0);
     },
     (error: unknown) => {
-      logger.error({ err: error }, 'error while closing');
+      logger.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     },
   );
