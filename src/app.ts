@@ -3,7 +3,7 @@
  * openapi/channel-api.yaml and the channel graph at /graphql, on one node:http server. In sandbox
  * mode (no membership credentials) the platform emulator runs in-process and supplies them.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
 import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
@@ -17,13 +17,27 @@ import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
-import { MemoryTokenStore } from './oauth2/index.js';
+import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
+import { useOperationObservation } from './observability/graphql.js';
+import { observeRequests } from './observability/http.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { createReadinessProbe } from './observability/readiness.js';
+import { channelTracer } from './observability/tracing.js';
+import { observeSource, observeTokenRefresh } from './observability/upstream.js';
+import { debugEnabled, MemoryTokenStore } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
 
-type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
-
 export interface ChannelAppOptions {
+  /** The service's log; default a pino logger on stdout at `config.logLevel`. */
   logger?: Logger;
+  /**
+   * The request log, the HTTP and GraphQL metrics and their spans (default true). Off only to
+   * measure what they cost (bench/graph).
+   */
+  observeRequests?: boolean;
+  /** /readyz reports ready after this long even if a source has no snapshot yet (default DEFAULT_COLD_START_DEADLINE_MS). */
+  coldStartDeadlineMs?: number;
   /** Options of the in-process sandbox (sandbox mode only): dataset size, token lifetime… */
   sandbox?: SandboxOptions;
 }
@@ -42,6 +56,8 @@ export interface ChannelApp {
    * that takes longer than `shutdownTimeoutMs`. Every call returns the same promise.
    */
   close(): Promise<void>;
+  /** Prometheus text of the app's metrics (what GET /metrics answers). */
+  metrics(): Promise<string>;
 }
 
 /** `close()` did not finish within the shutdown timeout. */
@@ -85,7 +101,11 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
 }
 
 export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
-  const logger = options.logger ?? console;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const tracer = channelTracer();
+  // Reads the store's health at every scrape; the store exists by the time anything scrapes.
+  const metrics = createMetrics({ snapshots: () => store.health() });
+  const observer = { logger: logger.child({ component: 'upstream' }), metrics, tracer };
   const sandbox = config.upstream.mode === 'sandbox' ? await startSandbox(options.sandbox) : undefined;
   const upstream = sandbox !== undefined ? sandboxUpstream(sandbox) : (config.upstream as Exclude<ChannelConfig['upstream'], { mode: 'sandbox' }>);
   // Sandbox data never shares a directory with real data, so switching to live mode never serves it;
@@ -98,33 +118,54 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
 
   // The OAuth2 client's `connection.timeout` is the deadline of the token endpoint and of the membership API.
-  const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs } });
-  const keeper = createMembershipKeeper(membershipClient, upstream.membership, tokenStore);
+  // OAUTH_DEBUG=true: the client's debug lines (already redacted by src/oauth2/redact.ts) at debug level.
+  const oauthLogger = logger.child({ component: 'oauth2' }, debugEnabled() ? { level: 'debug' } : {});
+  const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs }, logger: oauthLogger });
+  const keeper = createMembershipKeeper(membershipClient, upstream.membership, tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });
   const video = { ...upstream.video, requestTimeoutMs: upstreamTimeoutMs };
+  const storeLogger = logger.child({ component: 'snapshot-store' });
   const store = new SnapshotStore({
     sources: {
-      membership: createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }),
-      video: createVideoMembersSource(video),
-      stats: createVideoStatsSource(video),
+      membership: observeSource(createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }), observer),
+      video: observeSource(createVideoMembersSource(video), observer),
+      stats: observeSource(createVideoStatsSource(video), observer),
     },
     dataDir,
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
-    logger,
+    logger: storeLogger,
   });
+  store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
+  const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
 
-  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger });
-  const graph = createChannelGraphHandler({ store, settings: config.graph });
+  const observed = options.observeRequests ?? true;
+  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }) });
+  const graph = createChannelGraphHandler({
+    store,
+    settings: config.graph,
+    logger: logger.child({ component: 'graphql' }),
+    ...(observed && { plugins: [useOperationObservation(metrics, tracer)] }),
+    onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+  });
+  const operations = createOperationsEndpoints({ metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
+  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS]);
+  const routeOf = (request: IncomingMessage): string => {
+    if (isGraphRequest(request)) return '/graphql';
+    const url = request.url ?? '/';
+    const pathname = url.split('?', 1)[0] ?? url;
+    return knownPaths.has(pathname) ? pathname : '(unmatched)';
+  };
+  const handle: RequestListener = (request, response) => {
+    if (isGraphRequest(request)) graph.requestListener(request, response);
+    else if (!operations(request, response)) rest(request, response);
+  };
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
     {
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
     },
-    (request, response) => {
-      if (isGraphRequest(request)) graph.requestListener(request, response);
-      else rest(request, response);
-    },
+    observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
   server.on('clientError', answerClientError);
@@ -148,7 +189,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     url: listening.url,
     store,
     ...(sandbox === undefined ? {} : { sandbox }),
+    metrics: () => metrics.registry.metrics(),
     close() {
+      // Load balancers stop sending traffic as soon as /readyz says so, while requests in flight finish.
+      readiness.stop();
       closing ??= runWithin(shutdownTimeoutMs, [
         ['the requests in flight', () => listening.close()],
         ['the GraphQL handler', () => graph.dispose()],

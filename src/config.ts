@@ -27,8 +27,10 @@ import {
   type SettingValues,
   text,
   Variables,
+  oneOf,
   unknownSettingWarnings,
 } from './lib/settings.js';
+import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from './observability/logger.js';
 
 export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
@@ -73,6 +75,10 @@ export interface ChannelConfig {
   shutdownTimeoutMs?: number;
   /** Default DEFAULT_HTTP_SERVER_SETTINGS, field by field. */
   http?: Partial<HttpServerSettings>;
+  /** LOG_LEVEL; default DEFAULT_LOG_LEVEL. */
+  logLevel?: LogLevel;
+  /** METRICS_TOKEN: GET /metrics then needs `Authorization: Bearer <token>`; default none (open). */
+  metricsToken?: string;
 }
 
 /** One line: `<source>: <field>: expected …`; the source is a file or `environment` (the process environment). */
@@ -124,6 +130,8 @@ export const CHANNEL_SETTINGS = {
   httpHeadersTimeoutMs: milliseconds({ name: 'HTTP_HEADERS_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, description: 'Until a request\'s headers are complete.' }),
   httpRequestTimeoutMs: milliseconds({ name: 'HTTP_REQUEST_TIMEOUT_MS', min: 1, max: 3_600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, description: 'Until the whole request is received.' }),
   httpKeepAliveTimeoutMs: milliseconds({ name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, description: 'An idle keep-alive connection is closed after this.' }),
+  logLevel: oneOf({ name: 'LOG_LEVEL', values: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, description: 'Least severe level logged (JSON lines on stdout).' }),
+  metricsToken: text({ name: 'METRICS_TOKEN', secret: true, description: 'When set, GET /metrics needs `Authorization: Bearer <token>`.' }),
 } as const;
 
 type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
@@ -320,5 +328,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     upstreamTimeoutMs: settings.upstreamTimeoutMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     http: readHttpServer(settings, variables),
+    logLevel: settings.logLevel as LogLevel, // one of LOG_LEVELS: oneOf validated it
+    ...(settings.metricsToken === undefined || settings.metricsToken === '' ? {} : { metricsToken: settings.metricsToken }),
   };
 }

@@ -6,6 +6,7 @@
 import { constants } from 'node:os';
 import { createChannelApp, type ChannelApp } from './app.js';
 import { ConfigError, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig, type ChannelConfig } from './config.js';
+import { createLogger, prettyDestination } from './observability/logger.js';
 
 const EX_CONFIG = 78;
 
@@ -18,10 +19,14 @@ try {
   process.exit(EX_CONFIG);
 }
 
+// JSON lines, unless a developer watches a terminal (NODE_ENV=development and stdout a TTY).
+const pretty = config.graph.development && process.stdout.isTTY ? await prettyDestination() : undefined;
+const logger = createLogger({ level: config.logLevel, ...(pretty && { destination: pretty }) });
+
 if (config.upstream.mode === 'sandbox') {
-  console.info('sandbox mode: no membership credentials in .env, so the platform sandbox runs in-process and serves test data (see .env.example to connect your channel)');
+  logger.info('sandbox mode: no membership credentials in .env, so the platform sandbox runs in-process and serves test data (see .env.example to connect your channel)');
 } else {
-  console.info(`live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);
+  logger.info(`live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);
 }
 
 /**
@@ -36,11 +41,11 @@ let stoppingSince: number | undefined;
 function closeAndExit(running: ChannelApp): void {
   running.close().then(
     () => {
-      console.info('closed');
+      logger.info('closed');
       process.exit(0);
     },
     (error: unknown) => {
-      console.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
+      logger.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     },
   );
@@ -55,14 +60,14 @@ function stop(signal: NodeJS.Signals): void {
   }
   stoppingSince = Date.now();
   const timeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-  console.info(`${signal}: closing within ${timeoutMs} ms (requests in flight finish, a token refresh in flight and the snapshot writes are saved; ${signal} again exits at once)`);
+  logger.info(`${signal}: closing within ${timeoutMs} ms (requests in flight finish, a token refresh in flight and the snapshot writes are saved; ${signal} again exits at once)`);
   if (app !== undefined) closeAndExit(app);
 }
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
 try {
-  app = await createChannelApp(config);
+  app = await createChannelApp(config, { logger });
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   const listenFailure: Record<string, string> = {
@@ -74,8 +79,8 @@ try {
   process.stderr.write(`could not start: ${reason}\n`);
   process.exit(1);
 }
-console.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql)`);
-if (app.sandbox !== undefined) console.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, operations: /readyz /metrics)`);
+if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);
 

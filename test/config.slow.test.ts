@@ -175,10 +175,11 @@ describe('src/main.ts (npm start)', () => {
   it('without credentials says "sandbox mode" in its first log line, serves, and exits 0 on SIGTERM', async () => {
     await writeEnv(['PORT=0']);
     const { code, stdout } = await runMain({}, (out) => out.includes('listening on'));
-    const lines = stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^sandbox mode: no membership credentials in \.env/);
-    expect(lines[1]).toMatch(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ /);
-    expect(stdout).toContain('SIGTERM: closing');
+    // JSON log lines (pino): the messages in order; upstream fetch lines may come between.
+    const messages = stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages[0]).toMatch(/^sandbox mode: no membership credentials in \.env/);
+    expect(messages.find((message) => message.startsWith('channel api listening'))).toMatch(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ /);
+    expect(messages.some((message) => message.startsWith('SIGTERM: closing'))).toBe(true);
     expect(code).toBe(0);
   });
 });

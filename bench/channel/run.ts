@@ -21,11 +21,12 @@ import { createChannelApp } from '../../src/app.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { formatLoadTable, formatTable, ratio, runLoad, saveResults, startFloorServer, type LoadResult, type Row } from '../lib/index.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 const DURATION = Number(process.env.DURATION ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const run = promisify(execFile);
-const quiet = { info: () => undefined, warn: () => undefined, error: console.error };
+const quiet = createLogger({ level: 'error' });
 
 interface FetchFigures {
   supporters: number;

@@ -3,6 +3,8 @@
  * dataset (40 patrons of whom the active ones, 15 video members), requests/s and p99 of
  *   ours          — the whole app (createChannelApp) at /graphql, default settings but the response
  *                   cache off: every request parsed, validated, limited and executed (graphql-jit)
+ *   ours/unobserved — ours without the request log and the request metrics (LOG_LEVEL=silent):
+ *                   ours / ours/unobserved is the cost of logging + metrics (issue 12 target ≤ 5%)
  *   ours/no-jit   — the same with GRAPHQL_JIT=false (graphql-js execution): decides the JIT default
  *   ours/start    — ours as `npm start` runs it: compiled by tsc (into a temp dir) and run by plain
  *                   node with the V8 flags of package.json's start script — the RSS figure that counts
@@ -14,7 +16,8 @@
  * (bench/graph/server.ts; under tsx except ours/start); autocannon runs in a third (bench/lib/load.ts).
  * Targets (measured, not asserted): ours ≥ 1.0× mercurius; ours+cache ≥ 0.7× floor; RSS < 150 MB.
  * Run: `npx tsx bench/graph/run.ts` (BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
- * 4 s / 10 / 3: each target gets three interleaved rounds and keeps its median).
+ * 4 s / 10 / 3: each target gets three interleaved rounds and keeps its median; BENCH_TARGETS=a,b
+ * runs only those targets besides ours, the ratios to absent targets are then NaN).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -33,8 +36,9 @@ const headers = { 'content-type': 'application/json', accept: 'application/json'
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const TARGETS = ['ours', 'ours/no-jit', 'ours/start', 'ours+cache', 'mercurius+jit', 'yoga/fixed-bytes', 'floor'] as const;
+const TARGETS = ['ours', 'ours/unobserved', 'ours/no-jit', 'ours/start', 'ours+cache', 'mercurius+jit', 'yoga/fixed-bytes', 'floor'] as const;
 type TargetName = (typeof TARGETS)[number];
+const selected = process.env.BENCH_TARGETS?.split(',').map((name) => name.trim());
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 
 /** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=8`). */
@@ -51,7 +55,7 @@ async function compileServer(): Promise<{ file: string; remove(): Promise<void> 
   const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
   const config = {
     extends: join(projectRoot, 'tsconfig.build.json'),
-    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false },
+    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false, inlineSources: false },
     include: [],
     files: [join(projectRoot, 'bench/graph/server.ts')],
   };
@@ -110,7 +114,7 @@ try {
   running.push(reference);
   const body = await postQuery(reference.url);
   const supporters = (JSON.parse(body) as { data: { supporters: unknown[] } }).data.supporters.length;
-  for (const name of TARGETS.filter((target) => target !== 'ours')) {
+  for (const name of TARGETS.filter((target) => target !== 'ours' && (selected === undefined || selected.includes(target)))) {
     running.push(await startTarget(name, { ...sandboxEnv, BENCH_FLOOR_BODY: body }));
   }
   for (const target of running) {
@@ -154,6 +158,7 @@ try {
   const rss = (name: TargetName): number | undefined => rows.find((row) => row.name === name)?.peakRssMb;
   const targets = {
     oursVsMercurius: { ratio: ratio(rps('ours'), rps('mercurius+jit')), target: 1.0 },
+    observedVsUnobserved: { ratio: ratio(rps('ours'), rps('ours/unobserved')), target: 0.95, meaning: 'request log + metrics on / off' },
     jitVsNoJit: { ratio: ratio(rps('ours'), rps('ours/no-jit')), decides: 'GRAPHQL_JIT default: on only if > 1' },
     cachedVsFloor: { ratio: ratio(rps('ours+cache'), rps('floor')), target: 0.7 },
     yogaAdapterVsFloor: { ratio: ratio(rps('yoga/fixed-bytes'), rps('floor')), meaning: 'ceiling of any server behind yoga' },
@@ -161,7 +166,7 @@ try {
     tsxPeakRssMb: { value: rss('ours'), meaning: 'the same server under tsx (npm run dev / tests)' },
   };
   console.log(
-    `\nours / mercurius+jit = ${targets.oursVsMercurius.ratio} (target ≥ 1.0); ours / ours/no-jit = ${targets.jitVsNoJit.ratio}; yoga/fixed-bytes / floor = ${targets.yogaAdapterVsFloor.ratio}; ` +
+    `\nours / ours/unobserved = ${targets.observedVsUnobserved.ratio} (logging + metrics cost, target ≥ 0.95); ours / mercurius+jit = ${targets.oursVsMercurius.ratio} (target ≥ 1.0); ours / ours/no-jit = ${targets.jitVsNoJit.ratio}; yoga/fixed-bytes / floor = ${targets.yogaAdapterVsFloor.ratio}; ` +
       `ours+cache / floor = ${targets.cachedVsFloor.ratio} (target ≥ 0.7); peak RSS as npm start runs it (node ${startFlags.join(' ')}, compiled) = ` +
       `${rss('ours/start')} MB (target < 150) at ${targets.startPeakRssMb.throughputVsOurs}× the throughput of ours; under tsx ${rss('ours')} MB`,
   );

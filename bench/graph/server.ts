@@ -2,8 +2,10 @@
  * One target of bench/graph, in its own process (forked by run.ts with an IPC channel), so that
  * every server has the CPU and memory of a process to itself and its RSS is its own.
  *
- *   argv[2]: ours | ours/no-jit | ours/start | ours+cache | mercurius+jit | yoga/fixed-bytes | floor
+ *   argv[2]: ours | ours/unobserved | ours/no-jit | ours/start | ours+cache | mercurius+jit | yoga/fixed-bytes | floor
  *            (ours/start is ours; run.ts runs it compiled, with the start script's node flags)
+ *            ours logs every request at LOG_LEVEL info (to /dev/null: the cost of writing the line is
+ *            kept, the terminal is not flooded) and counts it in the metrics; ours/unobserved does neither
  *   env BENCH_SANDBOX: JSON { url, credentials } of the sandbox started by run.ts
  *   env BENCH_FLOOR_BODY: the bytes the floor answers with
  *
@@ -19,10 +21,9 @@ import type { SandboxCredentials } from '../../src/sandbox/index.js';
 
 // Modules are imported by the target that needs them, so each process's RSS holds only its own server.
 
-type Target = 'ours' | 'ours/no-jit' | 'ours/start' | 'ours+cache' | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor';
+type Target = 'ours' | 'ours/unobserved' | 'ours/no-jit' | 'ours/start' | 'ours+cache' | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor';
 
 const target = process.argv[2] as Target;
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function liveConfig(dataDir: string, graph: { responseCache: boolean; jit: boolean }): Promise<ChannelConfig> {
   const { DEFAULT_GRAPH_SETTINGS } = await import('../../src/graphql/graph-settings.js');
@@ -58,9 +59,12 @@ async function startTarget(): Promise<string> {
     });
     return (await listen(yoga)).url;
   }
-  const { createChannelApp } = await import('../../src/app.js');
+  const [{ createChannelApp }, { createLogger }, { pino }] = await Promise.all([import('../../src/app.js'), import('../../src/observability/logger.js'), import('pino')]);
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-graph-'));
-  const app = await createChannelApp(await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' }), { logger: silent });
+  const observed = target !== 'ours/unobserved';
+  const logger = observed ? createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) }) : createLogger({ level: 'silent' });
+  const config = await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' });
+  const app = await createChannelApp(config, { logger, observeRequests: observed });
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));
   if (target !== 'mercurius+jit') return app.url;
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { MembershipSettings } from '../config.js';
-import { FileTokenStore, OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenStore } from '../oauth2/index.js';
+import { FileTokenStore, OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenKeeperOptions, type TokenStore } from '../oauth2/index.js';
 
 /** The token file under DATA_DIR: the rotated refresh token survives a restart there. */
 export const MEMBERSHIP_TOKEN_FILE = 'membership-token.json';
@@ -22,7 +22,7 @@ export const MEMBERSHIP_SCOPES = 'identity campaigns campaigns.members';
 type ClientSettings = Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret'>;
 
 /** The platform authenticates the client with id and secret in the form body (RFC 6749 §2.3.1). */
-export function createMembershipOAuthClient(settings: ClientSettings, options: Pick<OAuth2ClientOptions, 'redirectUri' | 'connection'> = {}): OAuth2Client {
+export function createMembershipOAuthClient(settings: ClientSettings, options: Pick<OAuth2ClientOptions, 'redirectUri' | 'connection' | 'logger'> = {}): OAuth2Client {
   return new OAuth2Client(settings.clientId, settings.clientSecret, {
     site: settings.apiBase,
     ...MEMBERSHIP_OAUTH_ENDPOINTS,
@@ -43,10 +43,16 @@ export function createMembershipTokenStore(dataDir: string): TokenStore & { read
  * in `.env` wins), so a restart never reuses a dead refresh token. Without seed tokens the store's
  * token (written by `npm run authorize`) is used.
  */
-export function createMembershipKeeper(client: OAuth2Client, settings: Pick<MembershipSettings, 'accessToken' | 'refreshToken'>, store: TokenStore): TokenKeeper {
+export function createMembershipKeeper(
+  client: OAuth2Client,
+  settings: Pick<MembershipSettings, 'accessToken' | 'refreshToken'>,
+  store: TokenStore,
+  options: Pick<TokenKeeperOptions, 'onRefresh'> = {},
+): TokenKeeper {
   const { accessToken, refreshToken } = settings;
   return new TokenKeeper(client, {
     ...(accessToken === undefined ? {} : { initial: { access_token: accessToken, ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }) } }),
     store,
+    ...options,
   });
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
+import type { Plugin, YogaInitialContext, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphContext, type ChannelGraphStore } from './context.js';
 import { requestHeadLimitFor } from './document-limit.js';
 import type { GraphSettings } from './graph-settings.js';
@@ -50,6 +50,10 @@ export interface ChannelGraphOptions {
   persistedDocuments?: PersistedDocuments;
   /** More plugins, after the graph's own (the response cache's, for one). */
   plugins?: Array<Plugin | Plugin<YogaInitialContext>>;
+  /** Where yoga logs (unexpected errors); default yoga's console logger. */
+  logger?: YogaLogger;
+  /** Told the result of every response-cache lookup (true: a hit). */
+  onResponseCacheLookup?: (hit: boolean) => void;
 }
 
 /** Where the graph is served. */
@@ -99,6 +103,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     graphiql: graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     ...(graphiql && { renderGraphiQL: graphiql.render }),
     landingPage: false,
+    ...(options.logger && { logging: options.logger }),
   });
 }
 
@@ -131,7 +136,7 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
       dispose: async () => graph.dispose(),
     };
   }
-  const cache = createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000 });
+  const cache = createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) });
   const graph = createChannelGraph({ ...options, plugins: [...(options.plugins ?? []), cache.plugin] });
   const requestListener = cache.listener(
     (request) => graph.fetch(request),

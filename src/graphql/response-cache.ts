@@ -40,6 +40,8 @@ export interface ResponseCacheOptions {
   maxBytes?: number;
   /** Requests with larger bodies (or without Content-Length) are passed through uncached. */
   maxRequestBytes?: number;
+  /** Told the result of every lookup (true: a hit), for the hit/miss metrics. */
+  onLookup?: (hit: boolean) => void;
 }
 
 /** Keys of requests answered once, remembered per entry allowed (each key ~100 bytes of heap). */
@@ -175,6 +177,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
   async function answer(handle: FetchHandler, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
     const key = cacheKey(request, body);
     const hit = entries.get(key);
+    options.onLookup?.(hit !== undefined);
     if (hit) return sendTaggedBody(request, response, hit);
     const startedAt = generation;
     const fetchRequest = toFetchRequest(request, body);

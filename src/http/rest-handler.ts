@@ -29,7 +29,10 @@ export interface RestHandlerOptions {
   logger?: Pick<Console, 'error'>;
 }
 
-export type RestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
+  /** The paths it serves (route labels of the request metrics). */
+  readonly paths: ReadonlySet<string>;
+};
 
 type Route = Partial<Record<'GET' | 'POST', (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => Promise<void>>>;
 
@@ -146,7 +149,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
   };
 
-  return (request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const url = request.url ?? '/';
     const queryStart = url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
@@ -169,4 +172,5 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     handle(request, response, query).catch((error: unknown) => answerError(response, pathname, error));
   };
+  return Object.assign(handler, { paths: new Set(Object.keys(routes)) });
 }

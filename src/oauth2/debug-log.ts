@@ -1,6 +1,13 @@
 import { redactBody, redactHeaders, redactUrl } from './redact.js';
 
-export type Logger = Pick<Console, 'debug' | 'warn'>;
+/**
+ * Where the client writes its debug output and warnings, one message each: the console, a pino
+ * logger (a child of the service's, see src/app.ts) or a test's capture all fit.
+ */
+export interface Logger {
+  debug(message: string): void;
+  warn(message: string): void;
+}
 
 /** Debug logging is on when the environment variable `OAUTH_DEBUG` is `true` (reference: Global configuration). */
 export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {

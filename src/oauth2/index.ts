@@ -3,7 +3,7 @@ export { AccessToken, type AccessTokenOptions, type GetTokenOptions, type ModeOp
 export { type AuthScheme, type BasicAuthEncoding, basicCredentials } from './client-auth.js';
 export { OAuth2Client, type OAuth2ClientOptions, type ResolvedClientOptions } from './client.js';
 export { configure, type OAuth2Config } from './configure.js';
-export type { Logger } from './debug-log.js';
+export { debugEnabled, type Logger } from './debug-log.js';
 export { redactBody } from './redact.js';
 export { OAuth2AbortError, OAuth2BaseError, OAuth2ConnectionError, OAuth2TimeoutError, OAuth2UsageError } from './errors.js';
 export type { SigningKey, SigningOptions } from './jwt.js';
@@ -13,7 +13,7 @@ export { OAuth2Error, OAuth2ParseError, OAuth2RedirectError, OAuth2Response } fr
 export { SnakyHash } from './snaky-hash.js';
 export type { AssertionInput } from './strategies/assertion.js';
 export type { AuthCodeTokenParams, AuthorizeParams } from './strategies/auth-code.js';
-export { TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
+export { type RefreshReport, TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
 export { FileTokenStore, MemoryTokenStore, type TokenStore } from './token-store.js';
 export type { ConnectionOptions, TlsOptions } from './transport.js';
 export type * from './types.js';

@@ -12,6 +12,16 @@ export interface TokenKeeperOptions {
   store?: TokenStore;
   /** Refresh this many milliseconds before expiry. Default 60 000. */
   refreshLeewayMs?: number;
+  /** Told the outcome of every refresh (a service logs and counts them); never given a token. */
+  onRefresh?: (report: RefreshReport) => void;
+}
+
+/** One token refresh, as `onRefresh` sees it: the outcome and how long the token endpoint (and the save) took. */
+export interface RefreshReport {
+  ok: boolean;
+  durationMs: number;
+  /** Why it failed (ok false). */
+  error?: unknown;
 }
 
 /** Stored next to the token: which `initial` token the stored one descends from. */
@@ -32,6 +42,7 @@ export class TokenKeeper {
   readonly #store: TokenStore | undefined;
   readonly #initial: TokenHash | undefined;
   readonly #leewayMs: number;
+  readonly #onRefresh: ((report: RefreshReport) => void) | undefined;
   #current: Promise<AccessToken> | undefined;
   #refreshing: Promise<AccessToken> | undefined;
   #seed: string | undefined;
@@ -45,6 +56,7 @@ export class TokenKeeper {
     this.#store = options.store;
     this.#initial = options.initial;
     this.#leewayMs = options.refreshLeewayMs ?? 60_000;
+    this.#onRefresh = options.onRefresh;
     this.#seed = options.initial === undefined ? undefined : seedFingerprint(options.initial);
   }
 
@@ -119,11 +131,19 @@ export class TokenKeeper {
   }
 
   private async rotate(): Promise<AccessToken> {
-    const current = await this.current();
-    const next = await current.refresh();
+    const started = performance.now();
+    const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
+    let next: AccessToken;
+    try {
+      next = await (await this.current()).refresh();
+    } catch (error) {
+      this.#onRefresh?.({ ok: false, durationMs: elapsed(), error });
+      throw error;
+    }
     // The old refresh token is dead from here on: the new one goes to disk before anyone uses it.
     await this.save(next);
     this.#current = Promise.resolve(next);
+    this.#onRefresh?.({ ok: true, durationMs: elapsed() });
     return next;
   }
 

@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { createChannelApp, sandboxUpstream, type ChannelApp } from '../../src/app.js';
 import type { ChannelConfig, UpstreamSettings } from '../../src/config.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 import { OpenApiResponseValidator } from './openapi-validator.js';
 
@@ -12,8 +13,23 @@ import { OpenApiResponseValidator } from './openapi-validator.js';
  * Integration harness: the real app (createChannelApp) on 127.0.0.1:0 over the real sandbox, and a
  * request helper that validates EVERY response it receives against openapi/channel-api.yaml.
  */
-export type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
-export const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: Logger = createLogger({ level: 'silent' });
+
+/** A logger at `level` whose lines (parsed) land in `lines`. */
+export function captureLogger(level: 'info' | 'debug' = 'info'): { logger: Logger; lines: Array<Record<string, unknown>>; text: () => string } {
+  const raw: string[] = [];
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level,
+    destination: {
+      write(line: string) {
+        raw.push(line);
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  });
+  return { logger, lines, text: () => raw.join('') };
+}
 
 /** One validator for the whole test file, so openapi.test.ts can check which responses were seen. */
 export const validator = new OpenApiResponseValidator();

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createChannelApp, MEMBERSHIP_TOKEN_FILE, ShutdownTimeoutError, type ChannelApp } from '../../src/app.js';
 import { FileTokenStore } from '../../src/oauth2/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { liveUpstream, makeDataDir, request, sandboxControl, sandboxRequests, type Logger, testConfig } from './harness.js';
+import { captureLogger, liveUpstream, makeDataDir, request, sandboxControl, sandboxRequests, testConfig } from './harness.js';
 
 /**
  * ChannelApp.close(), the shutdown sequence behind SIGTERM: requests in flight finish while new
@@ -23,10 +23,9 @@ afterEach(async () => {
   await sandbox.close();
 });
 
-async function startApp(overrides: Parameters<typeof testConfig>[2] = {}): Promise<{ app: ChannelApp; dataDir: string; logged: string[] }> {
+async function startApp(overrides: Parameters<typeof testConfig>[2] = {}): Promise<{ app: ChannelApp; dataDir: string; logged: Array<Record<string, unknown>> }> {
   const dataDir = await makeDataDir();
-  const logged: string[] = [];
-  const logger: Logger = { info: (line: string) => logged.push(line), warn: () => undefined, error: () => undefined };
+  const { logger, lines: logged } = captureLogger();
   const app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), overrides), { logger });
   cleanups.push(async () => {
     await app.close().catch(() => undefined);
@@ -67,7 +66,7 @@ describe('ChannelApp.close()', () => {
     const saved = await new FileTokenStore(join(dataDir, MEMBERSHIP_TOKEN_FILE)).load();
     expect(saved?.refresh_token).toEqual(expect.any(String));
     expect(saved?.refresh_token).not.toBe(sandbox.credentials.refreshToken);
-    expect(logged).toContain('closing: waiting for the membership token refresh in flight and its save');
+    expect(logged.map((line) => line.msg)).toContain('closing: waiting for the membership token refresh in flight and its save');
     expect(ms).toBeGreaterThan(500); // it did wait for the late answer
     expect(await refreshWith(saved?.refresh_token as string)).toBe(200); // the saved token is the valid one
   });

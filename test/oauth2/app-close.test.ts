@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { createChannelApp, sandboxUpstream } from '../../src/app.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 it("app.close() closes the OAuth2 client's connection pool (no keep-alive socket to the membership platform is left open)", async () => {
   const sandbox = await startSandbox({ seed: 4 });
@@ -32,7 +33,7 @@ it("app.close() closes the OAuth2 client's connection pool (no keep-alive socket
     const membership = { ...upstream.membership, apiBase: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
     const app = await createChannelApp(
       { port: 0, host: '127.0.0.1', dataDir, refreshIntervalSeconds: 0, upstream: { mode: 'live', membership, video: upstream.video }, graph: { ...DEFAULT_GRAPH_SETTINGS } },
-      { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } },
+      { logger: createLogger({ level: 'silent' }) },
     );
     expect((await fetch(`${app.url}/membership/pledges`)).status).toBe(200);
     expect(open.size).toBeGreaterThan(0); // keep-alive connections of the OAuth2 client's pool

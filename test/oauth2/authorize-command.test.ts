@@ -11,6 +11,7 @@ import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { OAuth2Client, type TokenHash } from '../../src/oauth2/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { followAuthorization, type RunningProvider, startProvider } from './support/oidc.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 /**
  * `npm run authorize` end to end, in process: the command prints the authorization URL, the test
@@ -128,7 +129,7 @@ describe('npm run authorize against the sandbox (HTTP client as the browser)', (
           upstream: { mode: 'live', membership: { apiBase: sandbox.url, clientId: sandbox.credentials.clientId, clientSecret: sandbox.credentials.clientSecret, campaignId: sandbox.credentials.campaignId, webhookSecret: sandbox.credentials.webhookSecret }, video: { apiBase: sandbox.url, members: sandbox.credentials.members } },
           graph: { ...DEFAULT_GRAPH_SETTINGS },
         },
-        { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } },
+        { logger: createLogger({ level: 'silent' }) },
       );
       try {
         const pledges = await fetch(`${app.url}/membership/pledges`);

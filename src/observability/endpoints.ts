@@ -1,0 +1,64 @@
+/**
+ * The operator's endpoints: `GET /readyz` (200 or 503 with the reason) and `GET /metrics`
+ * (Prometheus text exposition), the latter behind `Authorization: Bearer <METRICS_TOKEN>` when a
+ * token is configured.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { problem, sendProblem } from '../lib/problem.js';
+import type { ChannelMetrics } from './metrics.js';
+import type { ReadinessProbe } from './readiness.js';
+
+export const OPERATIONS_PATHS = ['/readyz', '/metrics'] as const;
+
+export interface OperationsEndpointsOptions {
+  metrics: ChannelMetrics;
+  readiness: ReadinessProbe;
+  /** METRICS_TOKEN; without it /metrics is open (bind it to a private interface or network then). */
+  metricsToken?: string;
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const bytes = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(bytes) });
+  response.end(bytes);
+}
+
+/** A request listener for OPERATIONS_PATHS that returns false (and does nothing) for any other path. */
+export function createOperationsEndpoints(options: OperationsEndpointsOptions): (request: IncomingMessage, response: ServerResponse) => boolean {
+  const { metrics, readiness } = options;
+  // Compared as SHA-256 digests in constant time: neither the token nor its length leaks through timing.
+  const expected = options.metricsToken === undefined ? undefined : digest(`Bearer ${options.metricsToken}`);
+  const authorized = (request: IncomingMessage): boolean => expected === undefined || timingSafeEqual(digest(request.headers.authorization ?? ''), expected);
+
+  return (request, response) => {
+    const url = request.url ?? '/';
+    const pathname = url.split('?', 1)[0];
+    if (pathname !== '/readyz' && pathname !== '/metrics') return false;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      sendProblem(response, problem(405, `${request.method ?? ''} is not allowed on ${pathname}; allowed: GET, HEAD`, pathname), { allow: 'GET, HEAD' });
+      return true;
+    }
+    if (pathname === '/readyz') {
+      const state = readiness.check();
+      sendJson(response, state.ready ? 200 : 503, state.ready ? { status: 'ready' } : { status: 'not ready', reason: state.reason });
+      return true;
+    }
+    if (!authorized(request)) {
+      sendProblem(response, problem(401, 'the metrics need the header Authorization: Bearer <METRICS_TOKEN>', pathname), { 'www-authenticate': 'Bearer realm="metrics"' });
+      return true;
+    }
+    metrics.registry.metrics().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+        response.end(text);
+      },
+      (error: unknown) => {
+        response.destroy(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+    return true;
+  };
+}

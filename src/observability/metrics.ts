@@ -1,0 +1,108 @@
+/**
+ * The service's Prometheus metrics (prom-client), in a registry of their own per app instance: no
+ * global state, so several apps (tests) keep separate counts. Every label takes values from a
+ * bounded set: routes and sources are fixed lists, GraphQL operation names are capped.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
+
+/** Seconds; from a cached answer (sub-millisecond) to an upstream deadline. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Distinct GraphQL operation names counted by name; later names are counted as OTHER_OPERATION. */
+export const MAX_OPERATION_NAMES = 100;
+const MAX_OPERATION_NAME_LENGTH = 64;
+export const ANONYMOUS_OPERATION = '(anonymous)';
+export const OTHER_OPERATION = '(other)';
+
+export type Outcome = 'ok' | 'error';
+
+export interface ChannelMetrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
+  readonly graphqlDuration: Histogram<'operation' | 'type' | 'outcome'>;
+  readonly upstreamCalls: Counter<'source' | 'outcome'>;
+  readonly upstreamDuration: Histogram<'source' | 'outcome'>;
+  readonly tokenRefreshes: Counter<'outcome'>;
+  readonly responseCacheLookups: Counter<'result'>;
+  /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
+  operationLabel(name: string | null | undefined): string;
+}
+
+export interface CreateMetricsOptions {
+  /** The snapshot health to report (age, staleness) at every scrape. */
+  snapshots: () => Record<SourceName, SourceHealth>;
+  /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
+  processMetrics?: boolean;
+}
+
+export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const { snapshots } = options;
+  new Gauge({
+    name: 'channel_snapshot_age_seconds',
+    help: 'Age of the snapshot served for each source (absent while a source has none)',
+    labelNames: ['source'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [source, health] of Object.entries(snapshots())) if (health.ageSeconds !== null) this.set({ source }, health.ageSeconds);
+    },
+  });
+  new Gauge({
+    name: 'channel_snapshot_stale',
+    help: '1 when the last refresh of the source failed and an older snapshot is served',
+    labelNames: ['source'],
+    registers,
+    collect() {
+      for (const [source, health] of Object.entries(snapshots())) this.set({ source }, health.stale ? 1 : 0);
+    },
+  });
+
+  const knownOperations = new Set<string>();
+  return {
+    registry,
+    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request to the end of its answer',
+      labelNames: ['method', 'route', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    graphqlOperations: new Counter({
+      name: 'graphql_operations_total',
+      help: 'GraphQL operations executed, by operation name, type and outcome (error: the result has errors)',
+      labelNames: ['operation', 'type', 'outcome'],
+      registers,
+    }),
+    graphqlDuration: new Histogram({
+      name: 'graphql_operation_duration_seconds',
+      help: 'Execution time of GraphQL operations',
+      labelNames: ['operation', 'type', 'outcome'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    upstreamCalls: new Counter({ name: 'upstream_fetches_total', help: 'Snapshot fetches from the upstream platforms, by source and outcome', labelNames: ['source', 'outcome'], registers }),
+    upstreamDuration: new Histogram({
+      name: 'upstream_fetch_duration_seconds',
+      help: 'Duration of snapshot fetches from the upstream platforms (every page and request of one snapshot)',
+      labelNames: ['source', 'outcome'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),
+    responseCacheLookups: new Counter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
+    operationLabel(name) {
+      if (name === null || name === undefined || name === '') return ANONYMOUS_OPERATION;
+      if (knownOperations.has(name)) return name;
+      if (knownOperations.size >= MAX_OPERATION_NAMES || name.length > MAX_OPERATION_NAME_LENGTH) return OTHER_OPERATION;
+      knownOperations.add(name);
+      return name;
+    },
+  };
+}

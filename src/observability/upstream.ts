@@ -1,0 +1,57 @@
+/**
+ * Upstream fetches and token refreshes, observed: one log line, metrics and (for fetches) a client
+ * span each. A refresh's line carries its outcome and duration, never a token.
+ */
+import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { UpstreamError, type UpstreamSource } from '../channel/upstream.js';
+import type { RefreshReport } from '../oauth2/index.js';
+import type { Logger } from './logger.js';
+import type { ChannelMetrics } from './metrics.js';
+import { withSpan } from './tracing.js';
+
+export interface UpstreamObserverOptions {
+  logger: Logger;
+  metrics: ChannelMetrics;
+  tracer: Tracer | undefined;
+}
+
+const milliseconds = (started: number): number => Math.round((performance.now() - started) * 10) / 10;
+
+/** The same source, its every fetch (all the requests of one snapshot) logged, counted and traced. */
+export function observeSource<T>(source: UpstreamSource<T>, options: UpstreamObserverOptions): UpstreamSource<T> {
+  const { logger, metrics, tracer } = options;
+  return {
+    name: source.name,
+    fetch: (signal) =>
+      withSpan(tracer, `upstream ${source.name}`, { kind: SpanKind.CLIENT, attributes: { 'channel.source': source.name } }, async () => {
+        const started = performance.now();
+        try {
+          const snapshot = await source.fetch(signal);
+          const durationMs = milliseconds(started);
+          metrics.upstreamCalls.inc({ source: source.name, outcome: 'ok' });
+          metrics.upstreamDuration.observe({ source: source.name, outcome: 'ok' }, durationMs / 1000);
+          logger.info({ source: source.name, outcome: 'ok', durationMs }, 'upstream fetch');
+          return snapshot;
+        } catch (error) {
+          const durationMs = milliseconds(started);
+          metrics.upstreamCalls.inc({ source: source.name, outcome: 'error' });
+          metrics.upstreamDuration.observe({ source: source.name, outcome: 'error' }, durationMs / 1000);
+          // UpstreamError messages never hold a token, key, cookie or URL with credentials (upstream.ts).
+          const status = error instanceof UpstreamError ? error.status : undefined;
+          logger.warn({ source: source.name, outcome: 'error', ...(status === undefined ? {} : { status }), durationMs, error: (error as Error).message }, 'upstream fetch');
+          throw error;
+        }
+      }),
+  };
+}
+
+/** TokenKeeper's `onRefresh`: logs and counts the outcome. */
+export function observeTokenRefresh(options: Pick<UpstreamObserverOptions, 'logger' | 'metrics'>): (report: RefreshReport) => void {
+  const { logger, metrics } = options;
+  return ({ ok, durationMs, error }) => {
+    metrics.tokenRefreshes.inc({ outcome: ok ? 'ok' : 'error' });
+    if (ok) logger.info({ outcome: 'ok', durationMs }, 'token refresh');
+    // The error's name and message only: OAuth2Error's message is built from the error code and description.
+    else logger.warn({ outcome: 'error', durationMs, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, 'token refresh');
+  };
+}

@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import type { ChannelConfig } from '../../src/config.js';
+import { createMetrics, MAX_OPERATION_NAMES, OTHER_OPERATION } from '../../src/observability/metrics.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { liveUpstream, makeDataDir, sandboxControl, silentLogger, testConfig } from '../http/harness.js';
+
+let sandbox: RunningSandbox;
+const cleanups: Array<() => Promise<unknown>> = [];
+beforeEach(async () => {
+  sandbox = await startSandbox();
+});
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+  await sandbox.close();
+});
+
+async function startApp(overrides: Partial<ChannelConfig> = {}, { refresh = true } = {}): Promise<ChannelApp> {
+  const dataDir = await makeDataDir();
+  const app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), overrides), { logger: silentLogger });
+  cleanups.push(async () => {
+    await app.close().catch(() => undefined);
+    await dataDir.remove();
+  });
+  if (refresh) await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
+  return app;
+}
+
+async function scrape(app: ChannelApp, headers: Record<string, string> = {}): Promise<string> {
+  const response = await fetch(`${app.url}/metrics`, { headers });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+}
+
+/** The value of one sample line, e.g. `http_requests_total{method="GET",route="/healthz",status="200"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+const graphql = (app: ChannelApp, query: string): Promise<Response> =>
+  fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+
+describe('GET /metrics: Prometheus text', () => {
+  it('HTTP requests by route and status with durations, GraphQL operations by name and outcome, upstream fetches, token refreshes, snapshot ages, response cache, process', async () => {
+    const app = await startApp();
+    for (let index = 0; index < 3; index += 1) expect((await fetch(`${app.url}/video/members`)).status).toBe(200);
+    expect((await fetch(`${app.url}/nowhere/${Math.random()}`)).status).toBe(404);
+    // The response cache keeps an answer from its request's second occurrence on: the third is a hit.
+    for (let index = 0; index < 3; index += 1) expect((await graphql(app, 'query Totals { stats { subscribers } }')).status).toBe(200);
+    expect((await graphql(app, 'query Broken { supporter(id: "no-such-id") { name } }')).status).toBe(200);
+    await sandboxControl(sandbox, 'POST', 'expire-tokens');
+    await app.store.refresh('membership');
+    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 500 });
+    await expect(app.store.refresh('video')).rejects.toThrow();
+
+    const text = await scrape(app);
+    expect(sample(text, 'http_requests_total{method="GET",route="/video/members",status="200"}')).toBe(3);
+    expect(sample(text, 'http_requests_total{method="GET",route="(unmatched)",status="404"}')).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/video/members",status="200"}')).toBe(3);
+    expect(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/video/members",status="200"}')).toBe(3);
+    expect(sample(text, 'graphql_operations_total{operation="Totals",type="query",outcome="ok"}')).toBe(2);
+    expect(sample(text, 'graphql_operation_duration_seconds_count{operation="Totals",type="query",outcome="ok"}')).toBe(2);
+    expect(sample(text, 'graphql_response_cache_lookups_total{result="hit"}')).toBe(1);
+    expect(sample(text, 'graphql_response_cache_lookups_total{result="miss"}')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'upstream_fetches_total{source="video",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'upstream_fetches_total{source="video",outcome="error"}')).toBe(1);
+    expect(sample(text, 'upstream_fetch_duration_seconds_count{source="membership",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'oauth_token_refreshes_total{outcome="ok"}')).toBe(1);
+    expect(sample(text, 'channel_snapshot_age_seconds{source="stats"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'channel_snapshot_stale{source="video"}')).toBe(1);
+    expect(sample(text, 'channel_snapshot_stale{source="stats"}')).toBe(0);
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+  });
+
+  it('an operation whose result has errors counts as outcome="error", one refused before execution not at all; a failed token refresh counts as a failure', async () => {
+    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 500 });
+    const app = await startApp({ graph: { ...testConfig('').graph, responseCache: false } }, { refresh: false });
+    await vi.waitFor(() => expect(app.store.health().stats.lastError).not.toBeNull(), { timeout: 10_000 });
+    const unavailable = (await (await graphql(app, 'query Stats { stats { subscribers } }')).json()) as { errors?: unknown[] };
+    expect(unavailable.errors).toHaveLength(1);
+    expect((await graphql(app, 'query Unknown { noSuchField }')).status).toBe(200);
+    await sandboxControl(sandbox, 'POST', 'faults', { target: 'token', status: 500 });
+    await app.store.read('membership');
+    await sandboxControl(sandbox, 'POST', 'expire-tokens');
+    await expect(app.store.refresh('membership')).rejects.toThrow();
+
+    const text = await scrape(app);
+    expect(sample(text, 'graphql_operations_total{operation="Stats",type="query",outcome="error"}')).toBe(1);
+    expect(text).not.toContain('operation="Unknown"');
+    expect(sample(text, 'oauth_token_refreshes_total{outcome="error"}')).toBe(1);
+  });
+
+  it('each app has its own registry: two apps count their own requests', async () => {
+    const [first, second] = [await startApp(), await startApp()];
+    await fetch(`${first.url}/healthz`);
+    await fetch(`${first.url}/healthz`);
+    await fetch(`${second.url}/healthz`);
+    expect(sample(await first.metrics(), 'http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(2);
+    expect(sample(await second.metrics(), 'http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(1);
+  });
+
+  it('METRICS_TOKEN: 401 without the bearer token or with another one, 200 with it', async () => {
+    const app = await startApp({ metricsToken: 'scrape-secret-Rt5' });
+    const missing = await fetch(`${app.url}/metrics`);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+    expect(await missing.text()).not.toContain('scrape-secret');
+    expect((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret-Rt' } })).status).toBe(401);
+    expect((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Basic c2NyYXBlLXNlY3JldC1SdDU=' } })).status).toBe(401);
+    expect(await scrape(app, { authorization: 'Bearer scrape-secret-Rt5' })).toContain('http_requests_total');
+    expect((await fetch(`${app.url}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('label values stay bounded', () => {
+  it(`GraphQL operation names: the first ${MAX_OPERATION_NAMES} distinct ones, then ${OTHER_OPERATION}; long names are ${OTHER_OPERATION}`, () => {
+    const metrics = createMetrics({ snapshots: () => ({}) as never, processMetrics: false });
+    for (let index = 0; index < MAX_OPERATION_NAMES; index += 1) expect(metrics.operationLabel(`Op${index}`)).toBe(`Op${index}`);
+    expect(metrics.operationLabel('OneTooMany')).toBe(OTHER_OPERATION);
+    expect(metrics.operationLabel('Op7')).toBe('Op7');
+    expect(createMetrics({ snapshots: () => ({}) as never, processMetrics: false }).operationLabel('x'.repeat(65))).toBe(OTHER_OPERATION);
+    expect(metrics.operationLabel(undefined)).toBe('(anonymous)');
+  });
+});
