@@ -8,12 +8,16 @@ import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
 import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
 import { SnapshotStore } from './channel/snapshot-store.js';
+import { ChannelEventLog } from './channel/supporter-events.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from './channel/video.js';
 import {
-  DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
+  DEFAULT_EVENTS_SETTINGS, DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
 } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
+import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
+import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createEventStreamHandler } from './http/event-stream.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { listen, type Listening } from './lib/listen.js';
 import { MemoryTokenStore } from './oauth2/index.js';
@@ -31,10 +35,12 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
+  /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
+  events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
   sandbox?: RunningSandbox;
   /**
-   * Stops in this order: no new connection, requests in flight finish (those still running after
+   * Stops in this order: the event streams end (GET /events, subscriptions, WebSockets), no new connection, requests in flight finish (those still running after
    * half the shutdown timeout, at most 5 s, are cut), a membership token refresh in flight is
    * answered and its token saved, the snapshot writes reach the disk, the upstream connections and
    * the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
@@ -111,9 +117,15 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     logger,
   });
   await store.start();
+  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
+  const events = new ChannelEventLog({ store, maxEntries: eventSettings.logSize, logger });
+  const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
-  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger });
-  const graph = createChannelGraphHandler({ store, settings: config.graph });
+  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger, eventStream });
+  const graph = createChannelGraphHandler({ store, events, settings: config.graph });
+  const graphSockets = createGraphWebSocketServer({
+    graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
+  });
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
     {
@@ -125,6 +137,11 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
       else rest(request, response);
     },
   );
+  // graphql-ws on /graphql; no other path upgrades.
+  server.on('upgrade', (request, socket, head) => {
+    if (isGraphRequest(request)) graphSockets.handleUpgrade(request, socket, head);
+    else socket.destroy();
+  });
   server.keepAliveTimeout = http.keepAliveTimeoutMs;
   server.maxHeadersCount = MAX_HEADERS_COUNT;
   // No connection stays silent longer (a client that stops reading its answer is cut off), except
@@ -136,7 +153,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   try {
     listening = await listen(server, { port: config.port, host: config.host, closeGraceMs: graceMs });
   } catch (error) {
-    await Promise.all([store.close(), graph.dispose(), sandbox?.close()]);
+    events.close();
+    await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
     throw error;
   }
 
@@ -144,9 +162,19 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   return {
     url: listening.url,
     store,
+    events,
     ...(sandbox === undefined ? {} : { sandbox }),
     close() {
       closing ??= runWithin(shutdownTimeoutMs, [
+        [
+          'the event streams',
+          () => {
+            // Closing the log completes every subscription and ends every GET /events response.
+            eventStream.close();
+            events.close();
+            return graphSockets.close();
+          },
+        ],
         ['the requests in flight', () => listening.close()],
         ['the GraphQL handler', () => graph.dispose()],
         [

@@ -57,7 +57,19 @@ export interface ChannelConfig {
   shutdownTimeoutMs?: number;
   /** Default DEFAULT_HTTP_SERVER_SETTINGS, field by field. */
   http?: Partial<HttpServerSettings>;
+  /** Live events (GET /events, GraphQL subscriptions). Default DEFAULT_EVENTS_SETTINGS, field by field. */
+  events?: Partial<EventsSettings>;
 }
+
+/** Live events: the replay log and the bound on open streams. */
+export interface EventsSettings {
+  /** EVENTS_LOG_SIZE: events kept for clients that resume with Last-Event-ID. */
+  logSize: number;
+  /** EVENTS_MAX_STREAMS: GET /events streams open at once, and graphql-ws connections open at once (each). */
+  maxStreams: number;
+}
+
+export const DEFAULT_EVENTS_SETTINGS: Readonly<EventsSettings> = { logSize: 1000, maxStreams: 1000 };
 
 /** One line: `<file>: <field>: expected …`. */
 export class ConfigError extends Error {
@@ -91,6 +103,8 @@ const DEFAULTS = {
   HTTP_HEADERS_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs,
   HTTP_REQUEST_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs,
   HTTP_KEEP_ALIVE_TIMEOUT_MS: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs,
+  EVENTS_LOG_SIZE: DEFAULT_EVENTS_SETTINGS.logSize,
+  EVENTS_MAX_STREAMS: DEFAULT_EVENTS_SETTINGS.maxStreams,
 } as const;
 
 const integerText = (min: number, max: number, what: string) =>
@@ -116,6 +130,8 @@ const PUBLIC_FIELDS = {
   HTTP_HEADERS_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
   HTTP_REQUEST_TIMEOUT_MS: integerText(1, 3_600_000, 'expected milliseconds 1-3600000'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integerText(1, 600_000, 'expected milliseconds 1-600000'),
+  EVENTS_LOG_SIZE: integerText(1, 1_000_000, 'expected a number of events 1-1000000'),
+  EVENTS_MAX_STREAMS: integerText(0, 1_000_000, 'expected a number of streams 0-1000000 (0 turns the streams off)'),
 } as const;
 
 /** The `.env` file's variables; an absent file is an empty one (defaults and the environment apply). */
@@ -272,5 +288,6 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     upstreamTimeoutMs: readPublic(env, 'UPSTREAM_TIMEOUT_MS', file),
     shutdownTimeoutMs: readPublic(env, 'SHUTDOWN_TIMEOUT_MS', file),
     http: readHttpServer(env, file),
+    events: { logSize: readPublic(env, 'EVENTS_LOG_SIZE', file), maxStreams: readPublic(env, 'EVENTS_MAX_STREAMS', file) },
   };
 }
