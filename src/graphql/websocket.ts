@@ -35,6 +35,8 @@ export interface GraphWebSocketServer {
 export const DEFAULT_MAX_WEBSOCKET_CONNECTIONS = 1000;
 /** The protocol's close code for a server going down (RFC 6455 §7.4.1). */
 const GOING_AWAY = 1001;
+/** How long close() lets the Complete messages of ended subscriptions go out before closing the sockets. */
+const COMPLETE_GRACE_MS = 50;
 
 /** The executors envelop made for this operation, carried to graphql-ws's execute/subscribe in rootValue. */
 type OperationResult = ReturnType<NonNullable<ServerOptions['execute']>>;
@@ -49,6 +51,11 @@ interface Enveloped extends Executors {
   contextFactory: () => unknown;
   parse: (source: string) => DocumentNode;
   validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
+}
+
+/** By name too: the limit plugins' errors may come from another copy of graphql than ours. */
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof GraphQLError || (error instanceof Error && error.name === 'GraphQLError');
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
@@ -80,10 +87,17 @@ export function createGraphWebSocketServer(options: GraphWebSocketOptions): Grap
           parsed = parse(document);
         } catch (error) {
           // The token limit and syntax errors are GraphQLErrors; anything else is a bug.
-          if (error instanceof GraphQLError) return [error];
+          if (isGraphQLError(error)) return [error];
           throw error;
         }
-        const errors = validate(schema, parsed);
+        let errors: readonly GraphQLError[];
+        try {
+          errors = validate(schema, parsed);
+        } catch (error) {
+          // The limits refuse a document by throwing from validation (limits.ts).
+          if (isGraphQLError(error)) return [error];
+          throw error;
+        }
         if (errors.length > 0) return errors;
         const executors: Executors = { execute, subscribe };
         return {
@@ -112,6 +126,8 @@ export function createGraphWebSocketServer(options: GraphWebSocketOptions): Grap
     },
     async close() {
       closing = true;
+      // The subscriptions ended by the event log send their Complete message on the next turns.
+      await new Promise((resolve) => setTimeout(resolve, COMPLETE_GRACE_MS));
       for (const client of wss.clients) client.close(GOING_AWAY, 'server shutting down');
       await protocol.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
