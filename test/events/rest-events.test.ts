@@ -118,4 +118,18 @@ describe('GET /events', () => {
     await Promise.all(streams.map((stream) => stream.done));
     await eventually(() => harness.app.events.listenerCount === 0, 'the streams to unsubscribe');
   });
+
+  it('app.close() ends the open streams cleanly (the response ends, the iteration finishes)', async () => {
+    const own = await startSandboxApp();
+    const controller = new AbortController();
+    const received: ChannelStreamEvent[] = [];
+    const done = (async () => {
+      for await (const event of streamChannelEvents(own.app.url, { signal: controller.signal })) received.push(event);
+    })();
+    await eventually(() => own.app.events.listenerCount === 1, 'the stream');
+    await own.close();
+    await expect(done).resolves.toBeUndefined();
+    expect(controller.signal.aborted).toBe(false);
+    expect(own.app.events.listenerCount).toBe(0);
+  });
 });

@@ -1,4 +1,6 @@
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import WebSocket from 'ws';
 import { startSandboxApp } from '../http/harness.js';
 import { eventually } from './event-harness.js';
 
@@ -20,6 +22,18 @@ describe('GET /events, connect and disconnect', () => {
       const reader = response.body!.getReader();
       await reader.read();
       controller.abort();
+    }
+    await eventually(() => harness.app.events.listenerCount === 0, 'every listener to be freed', 20_000);
+  });
+
+  it('1,000 graphql-ws subscribe/disconnect cycles leave no listener behind', async () => {
+    for (let cycle = 0; cycle < 1000; cycle += 1) {
+      const client = createClient({ url: `${url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+      const iterator = client.iterate({ query: 'subscription { statsChanged { subscribers } }' });
+      const next = iterator.next();
+      await eventually(() => harness.app.events.listenerCount >= 1, 'the subscription');
+      await client.dispose();
+      await next.catch(() => undefined);
     }
     await eventually(() => harness.app.events.listenerCount === 0, 'every listener to be freed', 20_000);
   });
