@@ -60,6 +60,7 @@ const config: CodegenConfig = {
           ChannelMember: '../../src/channel/models.js#Supporter',
           Tier: '../../src/channel/models.js#Tier',
           ChannelStats: '../../src/channel/models.js#ChannelStatsView',
+          SupporterEvent: '../../src/channel/supporter-events.js#SupporterChangeEvent',
         },
       },
     },

@@ -8,12 +8,16 @@ import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
 import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
 import { SnapshotStore } from './channel/snapshot-store.js';
+import { ChannelEventLog } from './channel/supporter-events.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from './channel/video.js';
 import {
-  DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
+  DEFAULT_EVENTS_SETTINGS, DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
 } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
+import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
+import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createEventStreamHandler } from './http/event-stream.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
@@ -46,10 +50,12 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
+  /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
+  events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
   sandbox?: RunningSandbox;
   /**
-   * Stops in this order: no new connection, requests in flight finish (those still running after
+   * Stops in this order: the event streams end (GET /events, subscriptions, WebSockets), no new connection, requests in flight finish (those still running after
    * half the shutdown timeout, at most 5 s, are cut), a membership token refresh in flight is
    * answered and its token saved, the snapshot writes reach the disk, the upstream connections and
    * the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
@@ -137,15 +143,22 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
+  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
+  const events = new ChannelEventLog({ store, maxEntries: eventSettings.logSize, logger });
+  const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
-  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }) });
+  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream });
   const graph = createChannelGraphHandler({
     store,
+    events,
     settings: config.graph,
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { plugins: [useOperationObservation(metrics, tracer)] }),
     onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+  });
+  const graphSockets = createGraphWebSocketServer({
+    graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
   });
   const operations = createOperationsEndpoints({ metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
   const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS]);
@@ -169,6 +182,11 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
   server.on('clientError', answerClientError);
+  // graphql-ws on /graphql; no other path upgrades.
+  server.on('upgrade', (request, socket, head) => {
+    if (isGraphRequest(request)) graphSockets.handleUpgrade(request, socket, head);
+    else socket.destroy();
+  });
   server.keepAliveTimeout = http.keepAliveTimeoutMs;
   server.maxHeadersCount = MAX_HEADERS_COUNT;
   // No connection stays silent longer (a client that stops reading its answer is cut off), except
@@ -180,7 +198,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   try {
     listening = await listen(server, { port: config.port, host: config.host, closeGraceMs: graceMs });
   } catch (error) {
-    await Promise.all([store.close(), graph.dispose(), sandbox?.close()]);
+    events.close();
+    await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
     throw error;
   }
 
@@ -188,12 +207,22 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   return {
     url: listening.url,
     store,
+    events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
     close() {
       // Load balancers stop sending traffic as soon as /readyz says so, while requests in flight finish.
       readiness.stop();
       closing ??= runWithin(shutdownTimeoutMs, [
+        [
+          'the event streams',
+          () => {
+            // Closing the log completes every subscription and ends every GET /events response.
+            eventStream.close();
+            events.close();
+            return graphSockets.close();
+          },
+        ],
         ['the requests in flight', () => listening.close()],
         ['the GraphQL handler', () => graph.dispose()],
         [

@@ -79,7 +79,19 @@ export interface ChannelConfig {
   logLevel?: LogLevel;
   /** METRICS_TOKEN: GET /metrics then needs `Authorization: Bearer <token>`; default none (open). */
   metricsToken?: string;
+  /** Live events (GET /events, GraphQL subscriptions). Default DEFAULT_EVENTS_SETTINGS, field by field. */
+  events?: Partial<EventsSettings>;
 }
+
+/** Live events: the replay log and the bound on open streams. */
+export interface EventsSettings {
+  /** EVENTS_LOG_SIZE: events kept for clients that resume with Last-Event-ID. */
+  logSize: number;
+  /** EVENTS_MAX_STREAMS: GET /events streams open at once, and graphql-ws connections open at once (each). */
+  maxStreams: number;
+}
+
+export const DEFAULT_EVENTS_SETTINGS: Readonly<EventsSettings> = { logSize: 1000, maxStreams: 1000 };
 
 /** One line: `<source>: <field>: expected …`; the source is a file or `environment` (the process environment). */
 export class ConfigError extends Error {
@@ -132,13 +144,29 @@ export const CHANNEL_SETTINGS = {
   httpKeepAliveTimeoutMs: milliseconds({ name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, description: 'An idle keep-alive connection is closed after this.' }),
   logLevel: oneOf({ name: 'LOG_LEVEL', values: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, description: 'Least severe level logged (JSON lines on stdout).' }),
   metricsToken: text({ name: 'METRICS_TOKEN', secret: true, description: 'When set, GET /metrics needs `Authorization: Bearer <token>`.' }),
+  eventsLogSize: integer({
+    name: 'EVENTS_LOG_SIZE',
+    min: 1,
+    max: 1_000_000,
+    expected: 'a number of events 1-1000000',
+    default: DEFAULT_EVENTS_SETTINGS.logSize,
+    description: 'Events kept for clients that resume with Last-Event-ID.',
+  }),
+  eventsMaxStreams: integer({
+    name: 'EVENTS_MAX_STREAMS',
+    min: 0,
+    max: 1_000_000,
+    expected: 'a number of streams 0-1000000 (0 turns the streams off)',
+    default: DEFAULT_EVENTS_SETTINGS.maxStreams,
+    description: 'GET /events streams and graphql-ws connections open at once (each).',
+  }),
 } as const;
 
 type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
 /** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
 const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
-const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_'] as const;
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_'] as const;
 /** Conventional variables of other programs that share a prefix with ours. */
 const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
@@ -330,5 +358,6 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     http: readHttpServer(settings, variables),
     logLevel: settings.logLevel as LogLevel, // one of LOG_LEVELS: oneOf validated it
     ...(settings.metricsToken === undefined || settings.metricsToken === '' ? {} : { metricsToken: settings.metricsToken }),
+    events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
   };
 }

@@ -79,7 +79,7 @@ async function startTarget(): Promise<string> {
   const indexes = createSnapshotIndexes(app.store);
   const fastify = Fastify({ logger: false });
   await fastify.register(mercurius, {
-    schema: createExecutableSchema({ schemaDir: 'schema' }, createChannelResolvers(indexes)),
+    schema: createExecutableSchema({ schemaDir: 'schema' }, createChannelResolvers(indexes, app.events)),
     context: () => createChannelGraphContext(app.store, indexes),
     jit: 1,
   });

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Supporter as SupporterModel, Tier as TierModel, ChannelStatsView as ChannelStatsViewModel } from '../../src/channel/models.js';
+import type { SupporterChangeEvent as SupporterChangeEventModel } from '../../src/channel/supporter-events.js';
 import type { ChannelGraphContext } from '../../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -119,6 +120,22 @@ export type QueryTopSupporterArgs = {
   platform?: InputMaybe<Platform>;
 };
 
+/** Changes pushed as they are observed, over GraphQL over SSE or graphql-ws on /graphql. */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** The channel statistics, each time they change. */
+  statsChanged: ChannelStats;
+  /** Supporter changes as they are observed (webhook or refresh), of one platform or both, optionally only some kinds. */
+  supporterChanged: SupporterEvent;
+};
+
+
+/** Changes pushed as they are observed, over GraphQL over SSE or graphql-ws on /graphql. */
+export type SubscriptionSupporterChangedArgs = {
+  changes?: InputMaybe<Array<SupporterChange>>;
+  platform?: InputMaybe<Platform>;
+};
+
 /** Someone who currently supports the channel on one of its platforms. */
 export type Supporter = {
   /** What the supporter currently pays per month, in cents. */
@@ -133,6 +150,30 @@ export type Supporter = {
   since?: Maybe<Scalars['DateTime']['output']>;
   /** The tier the supporter is entitled to; null when the amount matches no tier. */
   tier?: Maybe<Tier>;
+};
+
+/** What happened to a supporter between two snapshots. */
+export type SupporterChange =
+  /** Started supporting (new patron or member). */
+  | 'JOINED'
+  /** Stopped supporting. */
+  | 'LEFT'
+  /** Changed amount or tier. */
+  | 'UPDATED';
+
+/** One change to the channel's supporters. */
+export type SupporterEvent = {
+  __typename?: 'SupporterEvent';
+  /** When the change was observed. */
+  at: Scalars['DateTime']['output'];
+  /** What happened. */
+  change: SupporterChange;
+  /** Increasing id of the event, unique per channel; the SSE event id. */
+  id: Scalars['ID']['output'];
+  /** The monthly amount before the change, in cents; null for JOINED. */
+  previousAmountCents?: Maybe<Scalars['Int']['output']>;
+  /** The supporter after the change (for LEFT: as last seen). */
+  supporter: Supporter;
 };
 
 /** The order of a list of supporters. */
@@ -234,12 +275,16 @@ export type ResolversTypes = {
   ChannelMember: ResolverTypeWrapper<SupporterModel>;
   ChannelStats: ResolverTypeWrapper<ChannelStatsViewModel>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Patron: ResolverTypeWrapper<SupporterModel>;
   Platform: Platform;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Supporter: ResolverTypeWrapper<SupporterModel>;
+  SupporterChange: SupporterChange;
+  SupporterEvent: ResolverTypeWrapper<SupporterChangeEventModel>;
   SupporterOrder: SupporterOrder;
   Tier: ResolverTypeWrapper<TierModel>;
 };
@@ -250,11 +295,14 @@ export type ResolversParentTypes = {
   ChannelMember: SupporterModel;
   ChannelStats: ChannelStatsViewModel;
   DateTime: Scalars['DateTime']['output'];
+  ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Patron: SupporterModel;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Supporter: SupporterModel;
+  SupporterEvent: SupporterChangeEventModel;
   Tier: TierModel;
 };
 
@@ -299,8 +347,21 @@ export type QueryResolvers<ContextType = ChannelGraphContext, ParentType extends
   topSupporter: Resolver<Maybe<ResolversTypes['Supporter']>, ParentType, ContextType, Partial<QueryTopSupporterArgs>>;
 };
 
+export type SubscriptionResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  statsChanged?: SubscriptionResolver<ResolversTypes['ChannelStats'], "statsChanged", ParentType, ContextType>;
+  supporterChanged?: SubscriptionResolver<ResolversTypes['SupporterEvent'], "supporterChanged", ParentType, ContextType, Partial<SubscriptionSupporterChangedArgs>>;
+};
+
 export type SupporterResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['Supporter'] = ResolversParentTypes['Supporter']> = {
   __resolveType: TypeResolveFn<'ChannelMember' | 'Patron', ParentType, ContextType>;
+};
+
+export type SupporterEventResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['SupporterEvent'] = ResolversParentTypes['SupporterEvent']> = {
+  at: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  change: Resolver<ResolversTypes['SupporterChange'], ParentType, ContextType>;
+  id: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  previousAmountCents: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  supporter: Resolver<ResolversTypes['Supporter'], ParentType, ContextType>;
 };
 
 export type TierResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['Tier'] = ResolversParentTypes['Tier']> = {
@@ -317,7 +378,9 @@ export type Resolvers<ContextType = ChannelGraphContext> = {
   DateTime: GraphQLScalarType;
   Patron: PatronResolvers<ContextType>;
   Query: QueryResolvers<ContextType>;
+  Subscription: SubscriptionResolvers<ContextType>;
   Supporter: SupporterResolvers<ContextType>;
+  SupporterEvent: SupporterEventResolvers<ContextType>;
   Tier: TierResolvers<ContextType>;
 };
 

@@ -14,16 +14,20 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": typeof types.StatsChangedDocument,
     "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": typeof types.ChannelStatisticsDocument,
     "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": typeof types.PatronByIdDocument,
+    "subscription SupporterChanged($platform: Platform, $changes: [SupporterChange!]) {\n  supporterChanged(platform: $platform, changes: $changes) {\n    id\n    change\n    previousAmountCents\n    at\n    supporter {\n      ...SupporterFields\n    }\n  }\n}": typeof types.SupporterChangedDocument,
     "fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}": typeof types.SupporterFieldsFragmentDoc,
     "query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}": typeof types.SupportersDocument,
     "query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}": typeof types.TiersWithSupportersDocument,
     "query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}": typeof types.TopSupporterDocument,
 };
 const documents: Documents = {
+    "subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": types.StatsChangedDocument,
     "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": types.ChannelStatisticsDocument,
     "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": types.PatronByIdDocument,
+    "subscription SupporterChanged($platform: Platform, $changes: [SupporterChange!]) {\n  supporterChanged(platform: $platform, changes: $changes) {\n    id\n    change\n    previousAmountCents\n    at\n    supporter {\n      ...SupporterFields\n    }\n  }\n}": types.SupporterChangedDocument,
     "fragment SupporterFields on Supporter {\n  __typename\n  id\n  name\n  platform\n  amountCents\n  since\n  tier {\n    id\n    title\n  }\n  ... on Patron {\n    lifetimeCents\n  }\n  ... on ChannelMember {\n    daysAtTier\n  }\n}": types.SupporterFieldsFragmentDoc,
     "query Supporters($platform: Platform, $orderBy: SupporterOrder = SINCE) {\n  supporters(platform: $platform, orderBy: $orderBy) {\n    ...SupporterFields\n  }\n}": types.SupportersDocument,
     "query TiersWithSupporters($platform: Platform) {\n  tiers(platform: $platform) {\n    id\n    title\n    platform\n    amountCents\n    supporters {\n      __typename\n      id\n      name\n      amountCents\n      since\n    }\n  }\n}": types.TiersWithSupportersDocument,
@@ -47,11 +51,19 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"): (typeof documents)["subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"): (typeof documents)["query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}"): (typeof documents)["query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription SupporterChanged($platform: Platform, $changes: [SupporterChange!]) {\n  supporterChanged(platform: $platform, changes: $changes) {\n    id\n    change\n    previousAmountCents\n    at\n    supporter {\n      ...SupporterFields\n    }\n  }\n}"): (typeof documents)["subscription SupporterChanged($platform: Platform, $changes: [SupporterChange!]) {\n  supporterChanged(platform: $platform, changes: $changes) {\n    id\n    change\n    previousAmountCents\n    at\n    supporter {\n      ...SupporterFields\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -202,6 +202,12 @@ export class SnapshotStore {
     await state.writes;
   }
 
+  /** The snapshot of `source` as it is now, without fetching; null before the first one exists. */
+  current<K extends SourceName>(source: K): Served<SourceSnapshots[K]> | null {
+    const state: SourceState<SourceSnapshots[K]> = this.#states[source];
+    return state.snapshot === null ? null : { data: state.snapshot, stale: state.stale };
+  }
+
   /** Calls `listener` whenever a snapshot changes: new data (refresh or webhook) or turning stale. */
   onChange(listener: (source: SourceName) => void): () => void {
     this.#listeners.add(listener);

@@ -20,3 +20,5 @@ export type Problem = components['schemas']['Problem'];
 export function createChannelApiClient(baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}): ChannelApiClient {
   return createClient<paths>({ ...options, baseUrl });
 }
+
+export { EventStreamError, streamChannelEvents, type ChannelStreamEvent, type ResetEvent, type StreamChannelEventsOptions, type SupporterEvent } from './events.js';

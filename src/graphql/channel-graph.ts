@@ -11,7 +11,8 @@ import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createResponseCache } from './response-cache.js';
-import { createChannelResolvers } from './resolvers.js';
+import { ChannelEventLog } from '../channel/supporter-events.js';
+import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
 import { createGraphServer } from './server.js';
 import { CODEGEN_PERSISTED_DOCUMENTS, useTrustedDocuments, type PersistedDocuments } from './trusted-documents.js';
 
@@ -46,6 +47,11 @@ export interface ChannelGraphOptions {
   /** The snapshot store (or anything that reads snapshots and reports changes the same way). */
   store: ChannelGraphStore;
   settings: GraphSettings;
+  /**
+   * Where the subscriptions' events come from; default a log of the graph's own over `store`
+   * (the app passes the one GET /events also streams, so both give the same ids).
+   */
+  events?: ChannelEvents;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
   /** More plugins, after the graph's own (the response cache's, for one). */
@@ -76,20 +82,28 @@ function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext> | Plugin<Yo
 export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   const { store, settings } = options;
   const indexes = createSnapshotIndexes(store);
+  // The graph's own log (when none is given) is closed with the graph.
+  const ownEvents = options.events === undefined ? new ChannelEventLog({ store }) : undefined;
+  const events: ChannelEvents = options.events ?? (ownEvents as ChannelEventLog);
   const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT) : undefined;
   const plugins: GraphPlugin[] = [
     ...useLimits(settings),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
     ...(graphiql ? [graphiql.plugin] : []),
-    { onDispose: () => indexes.close() },
+    {
+      onDispose: () => {
+        indexes.close();
+        ownEvents?.close();
+      },
+    },
     ...(options.plugins ?? []),
   ].map(withAnyContext);
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
   return createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
-    resolvers: createChannelResolvers(indexes),
+    resolvers: createChannelResolvers(indexes, events),
     plugins,
     context: () => createChannelGraphContext(store, indexes),
     graphqlEndpoint: GRAPHQL_ENDPOINT,

@@ -4,7 +4,7 @@ import { orderSupporters, type SupporterOrder } from '../channel/order.js';
 import type { SnapshotStore } from '../channel/snapshot-store.js';
 
 /** The part of the snapshot store the graph reads: the data, and a signal when it changes. */
-export type ChannelGraphStore = Pick<SnapshotStore, 'read' | 'onChange'>;
+export type ChannelGraphStore = Pick<SnapshotStore, 'read' | 'onChange' | 'current'>;
 
 /**
  * One platform's snapshot with the lookups the resolvers need. Built once per snapshot (not per
@@ -111,6 +111,11 @@ export type ChannelGraphContext = {
    * the response's `errors` by the partial-errors plugin.
    */
   partialErrors: GraphQLError[];
+  /**
+   * Forgets what this context has read. A subscription executes every event with the one context of
+   * its request, and each event must see the snapshots of its own time, not of the first event.
+   */
+  forgetReads(): void;
 };
 
 export function createChannelGraphContext(store: ChannelGraphStore, indexes: SnapshotIndexes): ChannelGraphContext {
@@ -136,5 +141,10 @@ export function createChannelGraphContext(store: ChannelGraphStore, indexes: Sna
       return stats;
     },
     partialErrors: [],
+    forgetReads() {
+      platforms.clear();
+      read.clear();
+      stats = undefined;
+    },
   };
 }

@@ -1,18 +1,56 @@
 import { GraphQLScalarType, type GraphQLResolveInfo } from 'graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
+import { Repeater } from 'graphql-yoga';
 import type {
   Platform as GraphPlatform,
   Resolvers,
+  SupporterChange as GraphSupporterChange,
   SupporterOrder as GraphSupporterOrder,
 } from '../../generated/channel/resolvers-types.js';
-import type { Platform, Supporter } from '../channel/models.js';
+import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js';
 import type { SupporterOrder } from '../channel/order.js';
+import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
 import { toUpstreamUnavailable } from './upstream-error.js';
 
 const PLATFORM_OF: Record<GraphPlatform, Platform> = { MEMBERSHIP: 'membership', VIDEO: 'video' };
 const GRAPH_PLATFORM_OF: Record<Platform, GraphPlatform> = { membership: 'MEMBERSHIP', video: 'VIDEO' };
 const ORDER_OF: Record<GraphSupporterOrder, SupporterOrder> = { SINCE: 'since', AMOUNT: 'amount' };
+const CHANGE_OF: Record<GraphSupporterChange, SupporterChange> = { JOINED: 'joined', LEFT: 'left', UPDATED: 'updated' };
+const GRAPH_CHANGE_OF: Record<SupporterChange, GraphSupporterChange> = { joined: 'JOINED', left: 'LEFT', updated: 'UPDATED' };
+
+/** What the subscriptions need of the event log. */
+export type ChannelEvents = Pick<ChannelEventLog, 'subscribe'>;
+
+/**
+ * The events `select` keeps, as an async iterator (graphql-js's source stream of a subscription).
+ * Returning it (the client went away) unsubscribes from the log; the log closing (shutdown) ends it. A subscriber
+ * that falls more than 1,024 events behind overflows the repeater's queue and is ended rather than
+ * buffered without bound.
+ */
+function eventsOf<T>(events: ChannelEvents, select: (event: ChannelEvent) => T | undefined): AsyncIterable<T> {
+  return new Repeater<T>(async (push, stop) => {
+    const unsubscribe = events.subscribe(
+      (event) => {
+        const selected = select(event);
+        if (selected === undefined) return;
+        try {
+          push(selected).catch(stop);
+        } catch (error) {
+          stop(error);
+        }
+      },
+      // The log closed (shutdown): the subscription completes.
+      () => stop(),
+    );
+    try {
+      await stop;
+    } finally {
+      unsubscribe();
+    }
+  });
+}
+
 const ALL_PLATFORMS: readonly Platform[] = ['membership', 'video'];
 
 function platformsOf(platform: GraphPlatform | null | undefined): readonly Platform[] {
@@ -76,7 +114,7 @@ const supporterFields = {
  * and ChannelMember onto the domain `Supporter`, Tier onto `Tier`, ChannelStats onto
  * `ChannelStatsView`). They read the snapshot store through the per-request context: no HTTP hop.
  */
-export function createChannelResolvers(indexes: SnapshotIndexes): Resolvers {
+export function createChannelResolvers(indexes: SnapshotIndexes, events: ChannelEvents): Resolvers {
   return {
     DateTime,
     Query: {
@@ -107,6 +145,33 @@ export function createChannelResolvers(indexes: SnapshotIndexes): Resolvers {
           throw toUpstreamUnavailable(error, info);
         }
       },
+    },
+    Subscription: {
+      supporterChanged: {
+        subscribe: (_root, { platform, changes }) => {
+          const platforms = platformsOf(platform);
+          const kinds = changes ? new Set(changes.map((change) => CHANGE_OF[change])) : undefined;
+          return eventsOf<SupporterChangeEvent>(events, (event) =>
+            event.type === 'supporter' && platforms.includes(event.supporter.platform) && (kinds === undefined || kinds.has(event.change)) ? event : undefined,
+          );
+        },
+        resolve: (event: SupporterChangeEvent, _args: unknown, ctx: ChannelGraphContext) => {
+          // One context serves every event of a subscription: each event reads the snapshots of its time.
+          ctx.forgetReads();
+          return event;
+        },
+      },
+      statsChanged: {
+        subscribe: () => eventsOf<ChannelStatsView>(events, (event) => (event.type === 'stats' ? { ...event.stats, stale: false } : undefined)),
+        resolve: (stats: ChannelStatsView) => stats,
+      },
+    },
+    SupporterEvent: {
+      id: (event) => event.id,
+      change: (event) => GRAPH_CHANGE_OF[event.change],
+      supporter: (event) => event.supporter,
+      previousAmountCents: (event) => event.previousAmountCents,
+      at: (event) => event.at,
     },
     Supporter: {
       __resolveType: (supporter) => (supporter.platform === 'membership' ? 'Patron' : 'ChannelMember'),

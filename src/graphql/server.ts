@@ -8,7 +8,7 @@ import { DEFAULT_MAX_DOCUMENT_BYTES, requestBodyLimitFor, useDocumentLimit } fro
 import { createMaskError } from './error-masking.js';
 import { useGraphQLJit } from './jit.js';
 import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
-import { useKnownOperationTypes } from './operation-types.js';
+import { useKnownOperationTypes, useStreamingSubscriptions } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
 import { useUrlParams } from './url-params.js';
 import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
@@ -104,6 +104,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
       useUrlParams(),
       ...(plugins ?? []),
       useKnownOperationTypes(),
+      useStreamingSubscriptions(),
       documentCache.plugin,
       ...(jit ? [useGraphQLJit(documentCache)] : []),
       useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),

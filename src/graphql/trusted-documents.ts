@@ -1,5 +1,6 @@
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import type { GraphQLError } from 'graphql';
 import codegenManifest from '../../generated/client/persisted-documents.json' with { type: 'json' };
 
 /** Document id → document text, as emitted by the codegen client preset (ids `sha256:<hex>`). */
@@ -26,7 +27,11 @@ export const CODEGEN_PERSISTED_DOCUMENTS: PersistedDocuments = codegenManifest;
  * - `extensions.persistedQuery.sha256Hash` (the Automatic Persisted Queries convention).
  */
 function extractDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request): string | null {
-  const documentId = params.documentId ?? new URL(request.url).searchParams.get('documentId');
+  return documentIdOf({ ...params, documentId: params.documentId ?? new URL(request.url).searchParams.get('documentId') });
+}
+
+function documentIdOf(params: { documentId?: unknown; extensions?: Record<string, unknown> | null }): string | null {
+  const { documentId } = params;
   if (typeof documentId === 'string' && documentId !== '') return bareId(documentId);
   const persistedQuery: unknown = params.extensions?.['persistedQuery'];
   if (persistedQuery !== null && typeof persistedQuery === 'object' && 'sha256Hash' in persistedQuery) {
@@ -34,6 +39,20 @@ function extractDocumentId(params: GraphQLParams & { documentId?: unknown }, req
     if (typeof hash === 'string') return bareId(hash);
   }
   return null;
+}
+
+/** The refusals of trusted-documents mode, over every transport. */
+const REFUSALS = {
+  notFound: { message: 'Unknown document id: it is not in the persisted-documents manifest.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+  keyNotFound: { message: 'Send a query, or a documentId from the persisted-documents manifest.', extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED' } },
+  persistedQueryOnly: {
+    message: `Only trusted documents run on this server: send a documentId from ${PERSISTED_DOCUMENTS_PATH} instead of a query.`,
+    extensions: { code: 'TRUSTED_DOCUMENTS_ONLY' },
+  },
+} as const;
+
+function refusal(kind: keyof typeof REFUSALS): GraphQLError {
+  return createGraphQLError(REFUSALS[kind].message, { extensions: REFUSALS[kind].extensions });
 }
 
 /**
@@ -59,10 +78,34 @@ export function useTrustedDocuments(documents: PersistedDocuments, options: { on
     allowArbitraryOperations: !options.only,
     extractPersistedOperationId: extractDocumentId,
     customErrors: {
-      notFound: { message: 'Unknown document id: it is not in the persisted-documents manifest.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 } } },
-      keyNotFound: { message: 'Send a query, or a documentId from the persisted-documents manifest.', extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED', http: { status: 400 } } },
-      persistedQueryOnly: { message: `Only trusted documents run on this server: send a documentId from ${PERSISTED_DOCUMENTS_PATH} instead of a query.`, extensions: { code: 'TRUSTED_DOCUMENTS_ONLY', http: { status: 400 } } },
+      notFound: { ...REFUSALS.notFound, extensions: { ...REFUSALS.notFound.extensions, http: { status: 400 } } },
+      keyNotFound: { ...REFUSALS.keyNotFound, extensions: { ...REFUSALS.keyNotFound.extensions, http: { status: 400 } } },
+      persistedQueryOnly: { ...REFUSALS.persistedQueryOnly, extensions: { ...REFUSALS.persistedQueryOnly.extensions, http: { status: 400 } } },
     },
   });
   return [serveManifest, runPersisted];
+}
+
+/** The request of a transport outside yoga's HTTP pipeline (graphql-ws's subscribe message). */
+export interface DocumentRequest {
+  query?: string | null;
+  documentId?: unknown;
+  extensions?: Record<string, unknown> | null;
+}
+
+/**
+ * Trusted documents for transports that do not go through yoga's request pipeline (graphql-ws): the
+ * text to run for a request, or the error the HTTP transport would give (same codes and messages).
+ */
+export function createDocumentResolver(documents: PersistedDocuments, options: { only: boolean }): (request: DocumentRequest) => string | GraphQLError {
+  const byBareId = new Map(Object.entries(documents).map(([id, document]) => [bareId(id), document]));
+  return (request) => {
+    const id = documentIdOf(request);
+    if (id !== null) {
+      return byBareId.get(id) ?? refusal('notFound');
+    }
+    if (options.only) return refusal('persistedQueryOnly');
+    if (typeof request.query === 'string' && request.query !== '') return request.query;
+    return refusal('keyNotFound');
+  };
 }

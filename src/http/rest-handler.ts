@@ -12,6 +12,7 @@ import type { components, paths } from '../../generated/openapi/channel-api.js';
 import { BodyTooLargeError, readRequestBody } from '../lib/body.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import { sendTaggedBody } from '../lib/etag.js';
+import type { EventStreamHandler } from './event-stream.js';
 import { SerializedBodyCache, serialize } from './serialized-body.js';
 import { toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
 
@@ -27,6 +28,8 @@ export interface RestHandlerOptions {
   /** Largest webhook body accepted; default 256 KiB. */
   webhookBodyLimitBytes?: number;
   logger?: Pick<Console, 'error'>;
+  /** GET /events; without it the path is not served (404). */
+  eventStream?: EventStreamHandler;
 }
 
 export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
@@ -79,7 +82,16 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     sendTaggedBody(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)));
   };
 
+  const { eventStream } = options;
   const routes: Record<string, Route> = {
+    ...(eventStream && {
+      '/events': {
+        GET: (request, response, query) => {
+          eventStream.handle(request, response, query);
+          return Promise.resolve();
+        },
+      },
+    }),
     '/membership/pledges': { GET: supporters('membership') },
     '/video/members': { GET: supporters('video') },
     '/video/stats': {

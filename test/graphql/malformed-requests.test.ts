@@ -69,8 +69,14 @@ describe('malformed requests, production defaults (graphql-jit on)', () => {
     });
   });
 
-  it('a subscription is a 400 GraphQL error, not a 500', async () => {
-    const answer = await post(started.app.url, JSON.stringify({ query: 'subscription { stats { subscribers } }' }));
+  it('a subscription over plain JSON (no stream) is a 406 GraphQL error naming the streaming transports', async () => {
+    const answer = await post(started.app.url, JSON.stringify({ query: 'subscription { statsChanged { subscribers } }' }));
+    expect(answer.status).toBe(406);
+    expect(answer.json().errors?.[0]).toMatchObject({ message: expect.stringContaining('text/event-stream'), extensions: { code: 'SUBSCRIPTION_NEEDS_STREAM' } });
+  });
+
+  it('a mutation (the schema has none) is a 400 GraphQL error, not a 500', async () => {
+    const answer = await post(started.app.url, JSON.stringify({ query: 'mutation { stats { subscribers } }' }));
     expect(answer.status).toBe(400);
     expect(answer.json().errors?.[0]?.extensions?.code).toBe('OPERATION_TYPE_NOT_SUPPORTED');
   });
@@ -139,10 +145,10 @@ describe('subscriptions with graphql-jit off', () => {
   });
   afterAll(() => started.close());
 
-  it('are a 400 GraphQL error, not a 200 without data', async () => {
-    const answer = await post(started.app.url, JSON.stringify({ query: 'subscription { stats { subscribers } }' }));
-    expect(answer.status).toBe(400);
-    expect(answer.json().errors?.[0]?.extensions?.code).toBe('OPERATION_TYPE_NOT_SUPPORTED');
+  it('over plain JSON are a 406 GraphQL error, not a 200 without data', async () => {
+    const answer = await post(started.app.url, JSON.stringify({ query: 'subscription { statsChanged { subscribers } }' }));
+    expect(answer.status).toBe(406);
+    expect(answer.json().errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_NEEDS_STREAM');
   });
 });
 
@@ -165,7 +171,7 @@ function malformedRequests(baseUrl: string): Array<Promise<Answer | { status: nu
   const body = (text: string, headers: Record<string, string> = {}) => post(baseUrl, text, headers);
   return [
     body(JSON.stringify({ query: 'mutation { stats { subscribers } }' })),
-    body(JSON.stringify({ query: 'subscription { stats { subscribers } }' })),
+    body(JSON.stringify({ query: 'subscription { statsChanged { subscribers } }' })),
     body(JSON.stringify({ query: '{ stats { subscriber } }' })),
     body(JSON.stringify({ query: '{ stats { subscribers } ' })),
     body(JSON.stringify({ query: '{ stats { subscribers } }', variables: [1] })),

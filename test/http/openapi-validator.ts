@@ -36,6 +36,8 @@ export interface ObservedResponse {
 }
 
 const DOCUMENT_ID = 'channel-api.yaml';
+/** The schema of each GET /events event type's `data` (openapi/channel-api.yaml, /events description). */
+const EVENT_SCHEMAS: Record<string, string | undefined> = { supporter: 'SupporterEvent', stats: 'StatsResponse', reset: 'ResetEvent' };
 const SPECIAL_RESPONSES = { notFound: 'NotFound', methodNotAllowed: 'MethodNotAllowed' } as const;
 
 export class OpenApiResponseValidator {
@@ -120,6 +122,7 @@ export class OpenApiResponseValidator {
       return errors;
     }
     if (observed.method.toUpperCase() === 'HEAD') return errors;
+    if (contentType === 'text/event-stream') return [...errors, ...this.#validateEventStream(where, observed.body)];
     let body: unknown;
     try {
       body = JSON.parse(observed.body);
@@ -130,6 +133,32 @@ export class OpenApiResponseValidator {
     const schemaPointer = `${pointerBase}/content/${contentType.replace('/', '~1')}/schema`;
     if (!this.#ajv.validate(this.#schemaRef(schemaPointer), body)) {
       errors.push(`${where}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
+    }
+    return errors;
+  }
+
+  /**
+   * A (possibly partial) server-sent event stream of GET /events: the `data` of each complete event
+   * must conform to the component schema of its event type.
+   */
+  #validateEventStream(where: string, text: string): string[] {
+    const errors: string[] = [];
+    for (const block of text.split('\n\n').slice(0, -1)) {
+      const lines = block.split('\n');
+      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
+      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length));
+      if (event === undefined) {
+        if (data.length > 0) errors.push(`${where}: data without an event type: ${block}`);
+        continue;
+      }
+      const schemaName = EVENT_SCHEMAS[event];
+      if (schemaName === undefined) {
+        errors.push(`${where}: undocumented event type ${event}`);
+        continue;
+      }
+      if (!this.#ajv.validate(this.#schemaRef(`/components/schemas/${schemaName}`), JSON.parse(data.join('\n')))) {
+        errors.push(`${where}: event ${event}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
+      }
     }
     return errors;
   }

@@ -18,7 +18,7 @@ beforeAll(async () => {
   dataDir = await makeDataDir();
   // Upstream down before the first read: the 503 answers come first.
   await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
-  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox)), { logger: silentLogger });
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 } }), { logger: silentLogger });
 });
 afterAll(async () => {
   await app.close();
@@ -71,6 +71,21 @@ describe('openapi/channel-api.yaml', () => {
     expect((await webhook('members:pledge:gone', member)).status).toBe(400);
     expect((await webhook('members:pledge:create', '[]')).status).toBe(400);
     expect((await webhook('members:pledge:create', 'x'.repeat(257 * 1024))).status).toBe(413);
+
+    // GET /events, resuming from an id older than the log: a reset event, validated as it comes.
+    const stream = new AbortController();
+    const events = await fetch(`${app.url}/events?lastEventId=1`, { signal: stream.signal });
+    const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let streamed = '';
+    while (!streamed.includes('event: reset')) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`the stream ended before a reset event: ${streamed}`);
+      streamed += chunk.value;
+    }
+    expect(validator.validate({ method: 'GET', path: '/events', status: events.status, headers: events.headers, body: streamed })).toEqual([]);
+    expect((await request(app.url, 'GET', '/events')).status).toBe(503);
+    stream.abort();
+    expect((await request(app.url, 'GET', '/events?lastEventId=x')).status).toBe(400);
 
     expect((await request(app.url, 'GET', '/')).status).toBe(404);
     expect((await request(app.url, 'GET', '/video/stats/')).status).toBe(404);

@@ -1,0 +1,145 @@
+import { print } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { StatsChangedDocument, SupporterChangedDocument } from '../../src/client/graphql.js';
+import { startGraphApp } from '../graphql/graph-harness.js';
+import { eventually, sendCreateUpdateDelete } from './event-harness.js';
+
+/**
+ * The Subscription type over both transports of /graphql — GraphQL over SSE (graphql-sse client,
+ * distinct connections mode) and GraphQL over WebSocket (graphql-ws client, graphql-transport-ws) —
+ * against the real app and signed webhooks from the sandbox.
+ */
+type Started = Awaited<ReturnType<typeof startGraphApp>>;
+type Payload = { data?: { supporterChanged?: { id: string; change: string; previousAmountCents: number | null; supporter: { id: string; __typename: string; tier: { id: string } | null } } } | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+
+interface Transport {
+  name: string;
+  subscribe(url: string, query: string, variables?: Record<string, unknown>): { received: Payload[]; stop(): void; done: Promise<void> };
+}
+
+/**
+ * What a client's iteration threw, as a payload: graphql-ws throws the Error message's GraphQL
+ * errors (an array), graphql-sse the body of a non-streamed refusal (an Error whose message is it).
+ */
+function refusalOf(error: unknown): Payload {
+  if (Array.isArray(error)) return { errors: error as NonNullable<Payload['errors']> };
+  if (error instanceof Error) {
+    try {
+      return JSON.parse(error.message) as Payload;
+    } catch {
+      return { errors: [{ message: error.message }] };
+    }
+  }
+  return { errors: [{ message: 'closed', extensions: { closeEvent: error } }] };
+}
+
+const transports: Transport[] = [
+  {
+    name: 'GraphQL over SSE',
+    subscribe(url, query, variables) {
+      const client = createSseClient({ url: `${url}/graphql`, retryAttempts: 0 });
+      const received: Payload[] = [];
+      const iterator = client.iterate<Payload['data']>({ query, ...(variables && { variables }) });
+      const done = (async () => {
+        try {
+          for await (const result of iterator) received.push(result as Payload);
+        } catch (error) {
+          received.push(refusalOf(error));
+        }
+      })();
+      return { received, done, stop: () => void iterator.return?.() };
+    },
+  },
+  {
+    name: 'GraphQL over WebSocket',
+    subscribe(url, query, variables) {
+      const client = createWsClient({ url: `${url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+      const received: Payload[] = [];
+      const iterator = client.iterate<Payload['data']>({ query, ...(variables && { variables }) });
+      const done = (async () => {
+        try {
+          for await (const result of iterator) received.push(result as Payload);
+        } catch (error) {
+          received.push(refusalOf(error));
+        } finally {
+          await client.dispose();
+        }
+      })();
+      return { received, done, stop: () => void iterator.return?.() };
+    },
+  },
+];
+
+const SUPPORTER_CHANGED = print(SupporterChangedDocument);
+
+describe.each(transports)('$name', (transport) => {
+  let started: Started;
+  beforeAll(async () => {
+    started = await startGraphApp();
+  });
+  afterAll(() => started.close());
+
+  it('receives JOINED, UPDATED and LEFT for create, update and delete webhooks, in order, filtered by platform and kinds', async () => {
+    const { app } = started;
+    const all = transport.subscribe(app.url, SUPPORTER_CHANGED);
+    const membershipLeftOrUpdated = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP', changes: ['LEFT', 'UPDATED'] });
+    const videoOnly = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'VIDEO' });
+    const joinedOnly = transport.subscribe(app.url, SUPPORTER_CHANGED, { changes: ['JOINED'] });
+    await eventually(() => app.events.listenerCount === 4, 'four subscriptions');
+    const { expected, newcomer } = await sendCreateUpdateDelete(app.sandbox, app.url);
+    await eventually(() => all.received.length >= 3 && membershipLeftOrUpdated.received.length >= 2 && joinedOnly.received.length >= 1, 'the events');
+    for (const subscription of [all, membershipLeftOrUpdated, videoOnly, joinedOnly]) subscription.stop();
+    await Promise.all([all.done, membershipLeftOrUpdated.done, videoOnly.done, joinedOnly.done]);
+
+    const summary = (payloads: Payload[]) => payloads.map(({ data }) => [data?.supporterChanged?.change.toLowerCase(), data?.supporterChanged?.supporter.id, data?.supporterChanged?.previousAmountCents]);
+    expect(summary(all.received)).toEqual(expected);
+    expect(summary(membershipLeftOrUpdated.received)).toEqual(expected.slice(1));
+    expect(summary(joinedOnly.received)).toEqual(expected.slice(0, 1));
+    expect(videoOnly.received).toEqual([]);
+    // The supporter resolves through the graph (type, tier) as of its event: tier 3 after the update.
+    expect(all.received[1]!.data?.supporterChanged?.supporter).toMatchObject({ __typename: 'Patron', id: newcomer.id, tier: { id: app.sandbox.datasets.membership.tiers[3]!.id } });
+    expect(Number(all.received[1]!.data!.supporterChanged!.id)).toBe(Number(all.received[0]!.data!.supporterChanged!.id) + 1);
+    await eventually(() => app.events.listenerCount === 0, 'the subscriptions to unsubscribe');
+  });
+
+  it('applies the limits to subscriptions (a document over the depth limit is refused)', async () => {
+    const deep = `subscription { supporterChanged { supporter { tier { supporters { tier { supporters { tier { supporters { tier { id } } } } } } } } } }`;
+    const refused = transport.subscribe(started.app.url, deep);
+    await refused.done.catch(() => undefined);
+    const errors = refused.received.flatMap((payload) => payload.errors ?? []);
+    expect(errors.map((error) => error.extensions?.code)).toContain('MAX_DEPTH_EXCEEDED');
+    expect(started.app.events.listenerCount).toBe(0);
+  });
+
+  it('app.close() completes the subscriptions cleanly', async () => {
+    const own = await startGraphApp();
+    const subscription = transport.subscribe(own.app.url, print(StatsChangedDocument));
+    await eventually(() => own.app.events.listenerCount === 1, 'the subscription');
+    await own.close();
+    // The iteration ends (no error thrown out of it) and the listener is gone.
+    await expect(subscription.done).resolves.toBeUndefined();
+    expect(own.app.events.listenerCount).toBe(0);
+  });
+});
+
+describe('trusted-documents mode', () => {
+  let started: Started;
+  beforeAll(async () => {
+    started = await startGraphApp({ trustedDocumentsOnly: true });
+  });
+  afterAll(() => started.close());
+
+  it.each(transports)('over $name, a subscription sent as text is refused before it subscribes', async (transport) => {
+    const refused = transport.subscribe(started.app.url, 'subscription { statsChanged { subscribers } }');
+    await refused.done.catch(() => undefined);
+    const errors = refused.received.flatMap((payload) => payload.errors ?? []);
+    // graphql-ws carries the GraphQL error; over SSE yoga answers 400 but leaves the error out of the
+    // event-stream body (a known gap, reported), so only the status reaches the client.
+    const expected = transport.name.includes('SSE') ? expect.stringContaining('responded with 400') : 'TRUSTED_DOCUMENTS_ONLY';
+    expect(errors.map((error) => (error.extensions?.code as string | undefined) ?? error.message)).toContainEqual(expected);
+    expect(started.app.events.listenerCount).toBe(0);
+  });
+});
