@@ -11,7 +11,7 @@ import {
   ResourceIndex, collectionDocumentSchema, relatedMany, relatedOne, singleDocumentSchema, type CollectionDocument, type ResourceObject,
 } from './jsonapi.js';
 import type { Supporter, SupportersSnapshot, Tier } from './models.js';
-import { UpstreamError, parseUpstream, parseUpstreamJson, type UpstreamSource } from './upstream.js';
+import { UpstreamError, graphCountSchema, parseUpstream, parseUpstreamJson, type UpstreamSource } from './upstream.js';
 
 /**
  * What the membership platform issues to this app (its developer portal): the OAuth2 client, its
@@ -41,15 +41,15 @@ const MAX_PAGES = 100_000;
 const memberAttributesSchema = z.looseObject({
   full_name: z.string().nullable().optional(),
   patron_status: z.enum(['active_patron', 'declined_patron', 'former_patron']).nullable(),
-  currently_entitled_amount_cents: z.number().int().nonnegative(),
+  currently_entitled_amount_cents: graphCountSchema,
   pledge_relationship_start: z.iso.datetime({ offset: true }).nullable(),
-  campaign_lifetime_support_cents: z.number().int().nonnegative().nullable().optional(),
+  campaign_lifetime_support_cents: graphCountSchema.nullable().optional(),
 });
 type MemberAttributes = z.infer<typeof memberAttributesSchema>;
 
 const tierAttributesSchema = z.looseObject({
   title: z.string().nullable().optional(),
-  amount_cents: z.number().int().nonnegative().nullable().optional(),
+  amount_cents: graphCountSchema.nullable().optional(),
 });
 
 const userAttributesSchema = z.looseObject({

@@ -2,8 +2,16 @@
  * What the snapshot store needs from an upstream platform: a named source that fetches one complete
  * snapshot, and the one error type every adapter throws when it cannot.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { withDeadline } from '../lib/deadline.js';
+
+/**
+ * An amount in cents or a count, as the graph serves it: a GraphQL `Int` is a signed 32-bit integer
+ * (GraphQL spec §3.5.1), so a larger value from an upstream (or a webhook) is malformed data, refused
+ * with the document it came in, never served as an "Unexpected error".
+ */
+export const MAX_GRAPH_INT = 2_147_483_647;
+export const graphCountSchema = z.number().int().nonnegative().max(MAX_GRAPH_INT);
 
 export interface UpstreamSource<T> {
   /** Short, stable name used in logs, health and error messages (e.g. `membership`). */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { stripDecorativeEmoji } from './emoji.js';
 import type { MembersConfig } from './members-config.js';
 import type { StatsSnapshot, Supporter, SupportersSnapshot, Tier } from './models.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamError, parseUpstream, parseUpstreamJson, withUpstreamDeadline, type UpstreamSource } from './upstream.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamError, graphCountSchema, parseUpstream, parseUpstreamJson, withUpstreamDeadline, type UpstreamSource } from './upstream.js';
 
 const DAY_MS = 86_400_000;
 const SPONSORS_PAGE_SIZE = 100;
@@ -26,8 +26,8 @@ export interface VideoSourceOptions {
   requestTimeoutMs?: number;
 }
 
-/** int64 values arrive as JSON strings (protobuf JSON mapping) or numbers. */
-const int64Schema = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(Number);
+/** int64 values arrive as JSON strings (protobuf JSON mapping) or numbers; the graph serves them as Int. */
+const int64Schema = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(Number).pipe(graphCountSchema);
 
 const sponsorshipsDataSchema = z.looseObject({
   sponsorshipsTierData: z
@@ -43,7 +43,7 @@ const sponsorshipsDataSchema = z.looseObject({
         z.looseObject({
           externalChannelId: z.string().min(1),
           tierId: z.string().min(1),
-          durationAtCurrentTier: z.looseObject({ amount: z.number().int().nonnegative() }),
+          durationAtCurrentTier: z.looseObject({ amount: graphCountSchema }),
         }),
       )
       .default([]),

@@ -120,6 +120,31 @@ describe('POST /membership/webhook', () => {
     expect(await pledges()).toEqual(before);
   });
 
+  it('answers 400 for an amount a GraphQL Int cannot carry (above 2^31 - 1), and the graph still answers without errors', async () => {
+    const before = await pledges();
+    const secret = harness.app.sandbox.credentials.webhookSecret;
+    const body = JSON.stringify({
+      data: {
+        type: 'member',
+        id: 'huge-amount',
+        attributes: { patron_status: 'active_patron', currently_entitled_amount_cents: 2 ** 31, pledge_relationship_start: '2026-01-01T00:00:00Z' },
+      },
+    });
+    const answer = await request(url, 'POST', '/membership/webhook', {
+      headers: { 'content-type': 'application/json', 'x-patreon-event': 'members:pledge:create', 'x-patreon-signature': signWebhookBody(body, secret) },
+      body,
+    });
+    expect(answer.status).toBe(400);
+    expect(await pledges()).toEqual(before);
+    const graph = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ supporters(orderBy: AMOUNT) { amountCents } }' }),
+    });
+    expect(graph.status).toBe(200);
+    expect(await graph.json()).not.toHaveProperty('errors');
+  });
+
   it('answers 413 for a body over the limit without reading it all', async () => {
     const response = await request(url, 'POST', '/membership/webhook', {
       headers: { 'content-type': 'application/json', 'x-patreon-event': 'members:pledge:create', 'x-patreon-signature': '0'.repeat(32) },
