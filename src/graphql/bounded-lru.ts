@@ -1,8 +1,9 @@
 /**
  * A least-recently-used map bounded in entries and in bytes: every entry declares what it weighs,
  * and the least recently used entries are dropped until both bounds hold again. An entry heavier
- * than the whole byte budget is never stored. (The lib helper is adding a shared LRU under
- * src/lib/; this one serves the graph's document cache until the two are unified.)
+ * than the whole byte budget is never stored. It serves the document cache, which charges an entry
+ * more after it is stored (graphql-jit's compiled operations); the response cache uses `lru-cache`.
+ * Moving this onto `lru-cache` (maxSize + a re-set to charge) is the next step to one LRU.
  */
 export interface LruBounds {
   /** Entries kept at most. */
