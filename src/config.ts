@@ -26,11 +26,13 @@ import {
   settingNames,
   type SettingValues,
   text,
+  urlOf,
   Variables,
   oneOf,
   unknownSettingWarnings,
 } from './lib/settings.js';
 import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from './observability/logger.js';
+import { DEFAULT_REDIS_PREFIX, type RedisSettings } from './redis/connection.js';
 
 export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;
@@ -81,6 +83,8 @@ export interface ChannelConfig {
   metricsToken?: string;
   /** Live events (GET /events, GraphQL subscriptions). Default DEFAULT_EVENTS_SETTINGS, field by field. */
   events?: Partial<EventsSettings>;
+  /** REDIS_URL and REDIS_PREFIX: shared state for several replicas. Unset: files under `dataDir`, one process. */
+  redis?: RedisSettings;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -160,13 +164,21 @@ export const CHANNEL_SETTINGS = {
     default: DEFAULT_EVENTS_SETTINGS.maxStreams,
     description: 'GET /events streams and graphql-ws connections open at once (each).',
   }),
+  redisUrl: urlOf({
+    name: 'REDIS_URL',
+    protocols: ['redis', 'rediss'],
+    expected: 'a redis:// or rediss:// (TLS) URL',
+    secret: true,
+    description: 'Shared state for several replicas (token, snapshots, caches, events); unset: files under DATA_DIR, one process.',
+  }),
+  redisPrefix: text({ name: 'REDIS_PREFIX', default: DEFAULT_REDIS_PREFIX, expected: 'a key prefix', description: 'Prefix of every Redis key and channel (several deployments can share one Redis).' }),
 } as const;
 
 type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
 /** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
 const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
-const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_'] as const;
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_'] as const;
 /** Conventional variables of other programs that share a prefix with ours. */
 const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
@@ -359,5 +371,6 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     logLevel: settings.logLevel as LogLevel, // one of LOG_LEVELS: oneOf validated it
     ...(settings.metricsToken === undefined || settings.metricsToken === '' ? {} : { metricsToken: settings.metricsToken }),
     events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
+    ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
   };
 }

@@ -118,6 +118,12 @@ export function httpUrl<O extends DeclarationOptions<string>>(options: O): Decla
   return declare(options, schema) as Declared<string, O>;
 }
 
+/** A URL with one of `protocols` (e.g. `redis`, `rediss`), kept as written; `expected` says what it should be. */
+export function urlOf<O extends DeclarationOptions<string> & { protocols: readonly [string, ...string[]]; expected: string }>(options: O): Declared<string, O> {
+  const protocol = new RegExp(`^(?:${options.protocols.join('|')})$`);
+  return declare(options, z.url({ protocol, error: options.expected })) as Declared<string, O>;
+}
+
 /** Any non-empty text (a path, a host name, a credential); `expected` says what it should be. */
 export function text<O extends DeclarationOptions<string> & { expected?: string }>(options: O): Declared<string, O> {
   return declare(options, z.string().min(1, { error: options.expected ?? 'a value' })) as Declared<string, O>;

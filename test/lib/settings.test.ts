@@ -11,6 +11,7 @@ import {
   SettingError,
   text,
   unknownSettingWarnings,
+  urlOf,
   Variables,
 } from '../../src/lib/settings.js';
 
@@ -75,6 +76,27 @@ describe('readSettings', () => {
   it('documents defaults as the README shows them', () => {
     expect(SETTINGS.count.default).toBe(5);
     expect([documentedDefault(SETTINGS.count), documentedDefault(SETTINGS.verbose), documentedDefault(SETTINGS.token)]).toEqual(['`5`', '`true` when TEST_LEVEL=debug', '—']);
+  });
+});
+
+describe('urlOf', () => {
+  const STORE = { url: urlOf({ name: 'TEST_STORE_URL', protocols: ['redis', 'rediss'], expected: 'a redis:// or rediss:// URL', secret: true, description: 'a store' }) };
+
+  it('keeps a URL of one of its protocols as written', () => {
+    expect(readSettings(STORE, { TEST_STORE_URL: 'rediss://user:pw@cache.internal:6380/2' }).url).toBe('rediss://user:pw@cache.internal:6380/2');
+    expect(readSettings(STORE, { TEST_STORE_URL: 'redis://127.0.0.1:6379' }).url).toBe('redis://127.0.0.1:6379');
+  });
+
+  it.each(['http://cache:6379', 'redis-cache:6379', 'not a url'])('refuses %s without echoing the secret', (value) => {
+    let error: unknown;
+    try {
+      readSettings(STORE, { TEST_STORE_URL: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SettingError);
+    expect((error as SettingError).detail).toMatch(/^expected a redis:\/\/ or rediss:\/\/ URL/);
+    expect((error as SettingError).message).not.toContain(value);
   });
 });
 
