@@ -3,13 +3,16 @@ import { readSettings, SettingError, type SettingValues } from '../lib/settings.
 import { startSandbox } from './index.js';
 import { SANDBOX_SETTINGS } from './settings.js';
 
+/** A bad setting: EX_CONFIG of sysexits.h, as `npm start` and `npm run authorize` use. */
+const EX_CONFIG = 78;
+
 let settings: SettingValues<typeof SANDBOX_SETTINGS>;
 try {
   settings = readSettings(SANDBOX_SETTINGS, process.env);
 } catch (error) {
   if (!(error instanceof SettingError)) throw error;
   console.error(error.message);
-  process.exit(1);
+  process.exit(EX_CONFIG);
 }
 
 const sandbox = await startSandbox(settings);

@@ -2,7 +2,7 @@
 import { integer } from '../lib/settings.js';
 
 export const SANDBOX_SETTINGS = {
-  port: integer({ name: 'SANDBOX_PORT', min: 0, default: 4100, description: 'Port (0 = any free port).' }),
+  port: integer({ name: 'SANDBOX_PORT', min: 0, max: 65_535, expected: 'a port number 0-65535', default: 4100, description: 'Port (0 = any free port).' }),
   seed: integer({ name: 'SANDBOX_SEED', min: 0, default: 1, description: 'Seed of the dataset and of fault sampling.' }),
   patrons: integer({ name: 'SANDBOX_PATRONS', min: 0, default: 40, description: 'Membership-platform members (all statuses).' }),
   videoMembers: integer({ name: 'SANDBOX_VIDEO_MEMBERS', min: 0, default: 15, description: 'Video-platform channel members.' }),

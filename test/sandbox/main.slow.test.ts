@@ -38,12 +38,12 @@ describe('npm run sandbox (src/sandbox/main.ts)', () => {
     expect(code).toBe(0);
   });
 
-  it('refuses a SANDBOX_PORT that is not a number with one line naming it', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, SANDBOX_PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  it.each(['eighty', '70000'])('refuses SANDBOX_PORT=%s with one line naming it and exit code 78 (EX_CONFIG)', async (port) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, SANDBOX_PORT: port }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [code] = (await once(child, 'exit')) as [number | null];
-    expect(code).toBe(1);
-    expect(stderr.trim()).toBe('SANDBOX_PORT: expected a non-negative integer, got "eighty"');
+    expect(code).toBe(78);
+    expect(stderr.trim()).toBe(`SANDBOX_PORT: expected a port number 0-65535, got "${port}"`);
   });
 });
