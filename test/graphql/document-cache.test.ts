@@ -1,5 +1,5 @@
 /**
- * The parse and validation cache of createGraphServer (src/graphql/document-cache.ts) and its LRU:
+ * The parse and validation cache of createGraphServer (src/graphql/document-cache.ts):
  * only documents that parsed and validated are kept, from their second occurrence on; a cached
  * document is neither parsed nor validated again; the cache stays within its entry and byte bounds,
  * graphql-jit's compiled operations included. Real yoga servers over node:http; a plugin counts the parser's and the
@@ -9,7 +9,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BoundedLru } from '../../src/graphql/bounded-lru.js';
 import { createDocumentCache, type DocumentCache } from '../../src/graphql/document-cache.js';
 import { createGraphServer } from '../../src/graphql/server.js';
 
@@ -144,33 +143,5 @@ describe('the document cache', () => {
     }
     expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
     expect(cache.stats().entries).toBeLessThan(40);
-  });
-});
-
-describe('BoundedLru', () => {
-  it('evicts the least recently used entries past either bound; get refreshes, peek does not', () => {
-    const lru = new BoundedLru<string, number>({ maxEntries: 3, maxBytes: 100 });
-    lru.set('a', 1, 10);
-    lru.set('b', 2, 10);
-    lru.set('c', 3, 10);
-    expect(lru.get('a')).toBe(1);
-    expect(lru.peek('b')).toBe(2);
-    lru.set('d', 4, 10); // four entries: b, the least recently used, goes
-    expect([lru.peek('a'), lru.peek('b'), lru.peek('c'), lru.peek('d')]).toEqual([1, undefined, 3, 4]);
-    lru.set('e', 5, 85); // 115 bytes: c and then a go (oldest first) until the bytes fit
-    expect([lru.peek('a'), lru.peek('c'), lru.peek('d'), lru.peek('e')]).toEqual([undefined, undefined, 4, 5]);
-    expect(lru.bytes).toBe(95);
-  });
-
-  it('never stores an entry over the byte budget, and drops one charged past it', () => {
-    const lru = new BoundedLru<string, number>({ maxEntries: 10, maxBytes: 100 });
-    expect(lru.set('huge', 1, 101)).toBe(false);
-    expect(lru.size).toBe(0);
-    lru.set('a', 1, 40);
-    lru.set('b', 2, 40);
-    lru.charge('a', 30); // 110: a is the oldest, and goes
-    expect([lru.peek('a'), lru.peek('b'), lru.bytes]).toEqual([undefined, 2, 40]);
-    lru.charge('b', 70);
-    expect([lru.size, lru.bytes]).toEqual([0, 0]);
   });
 });
