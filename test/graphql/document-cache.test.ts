@@ -8,9 +8,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentCache, type DocumentCache } from '../../src/graphql/document-cache.js';
 import { createGraphServer } from '../../src/graphql/server.js';
+
+// The real hash, counted: a cached document must be found without hashing its text.
+const hashCalls = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  return {
+    ...crypto,
+    hash: (...args: Parameters<typeof crypto.hash>) => {
+      hashCalls.count += 1;
+      return crypto.hash(...args);
+    },
+  };
+});
 
 interface Calls {
   parse: number;
@@ -72,6 +85,19 @@ describe('the document cache', () => {
     for (let i = 0; i < 4; i++) expect((await graph.post('{ hello }')).body).toEqual({ data: { hello: 'hello world' } });
     expect(graph.calls).toEqual({ parse: 2, validate: 2 });
     expect(cache.stats().entries).toBe(1);
+  });
+
+  it('finds a cached document by its text: no hash is computed for it any more', async () => {
+    const cache = createDocumentCache();
+    const graph = await serve(cache, { jit: true });
+    for (const _occurrence of [1, 2]) await graph.post('{ hello }');
+    expect(cache.stats().entries).toBe(1);
+    const before = hashCalls.count;
+    for (let i = 0; i < 5; i++) expect((await graph.post('{ hello }')).body).toEqual({ data: { hello: 'hello world' } });
+    expect(hashCalls.count).toBe(before);
+    // A document not cached yet is hashed (for the list of documents seen once).
+    await graph.post('{ hello(name: "x") }');
+    expect(hashCalls.count).toBe(before + 1);
   });
 
   it('keeps nothing of a stream of distinct valid documents, each seen once', async () => {
