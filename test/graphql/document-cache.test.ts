@@ -6,6 +6,7 @@
  * validator's real calls.
  */
 import { createServer, type Server } from 'node:http';
+import type * as NodeCrypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -15,7 +16,7 @@ import { createGraphServer } from '../../src/graphql/server.js';
 // The real hash, counted: a cached document must be found without hashing its text.
 const hashCalls = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('node:crypto')>();
+  const crypto = await importOriginal<typeof NodeCrypto>();
   return {
     ...crypto,
     hash: (...args: Parameters<typeof crypto.hash>) => {
