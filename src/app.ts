@@ -40,6 +40,8 @@ export interface ChannelAppOptions {
    * measure what they cost (bench/graph).
    */
   observeRequests?: boolean;
+  /** The graph's document limits (default true). Off only to measure what they cost (bench/graph). */
+  graphLimits?: boolean;
   /** /readyz reports ready after this long even if a source has no snapshot yet (default DEFAULT_COLD_START_DEADLINE_MS). */
   coldStartDeadlineMs?: number;
   /** Options of the in-process sandbox (sandbox mode only): dataset size, token lifetime… */
@@ -153,6 +155,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     store,
     events,
     settings: config.graph,
+    ...(options.graphLimits === false && { limits: false }),
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { plugins: [useOperationObservation(metrics, tracer)] }),
     onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),

@@ -1,45 +1,89 @@
 /**
- * The channel graph under load (issue 5, "Benchmarks"): the issue's query over the default sandbox
- * dataset (40 patrons of whom the active ones, 15 video members), requests/s and p99 of
- *   ours          — the whole app (createChannelApp) at /graphql, default settings but the response
- *                   cache off: every request parsed, validated, limited and executed (graphql-jit)
- *   ours/unobserved — ours without the request log and the request metrics (LOG_LEVEL=silent):
- *                   ours / ours/unobserved is the cost of logging + metrics (issue 12 target ≤ 5%)
- *   ours/no-jit   — the same with GRAPHQL_JIT=false (graphql-js execution): decides the JIT default
- *   ours/start    — ours as `npm start` runs it: compiled by tsc (into a temp dir) and run by plain
- *                   node with the V8 flags of package.json's start script — the RSS figure that counts
- *   ours+cache    — default settings: the response cache on
- *   mercurius+jit — fastify + mercurius (jit from the first request) on the same SDL, resolvers and store
- *   yoga/fixed-bytes — yoga answering the same bytes from its first hook: its HTTP adapter's cost alone
- *   floor         — raw node:http answering the same JSON bytes
- * and the RSS of each server process idle and at its peak under load. Every target runs in its own process
- * (bench/graph/server.ts; under tsx except ours/start); autocannon runs in a third (bench/lib/load.ts).
- * Targets (measured, not asserted): ours ≥ 1.0× mercurius; ours+cache ≥ 0.7× floor; RSS < 150 MB.
- * Run: `npx tsx bench/graph/run.ts` (BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
- * 4 s / 10 / 3: each target gets three interleaved rounds and keeps its median; BENCH_TARGETS=a,b
- * runs only those targets besides ours, the ratios to absent targets are then NaN).
+ * The channel graph under load (issue 10, "Performance as shipped"), requests/s, p50, p99 and peak RSS
+ * of each server process, ratios taken in the same run. Every server runs compiled (tsc, into a temp
+ * dir) by plain node in its own process; autocannon runs in another (bench/lib/load.ts).
+ *
+ * Targets:
+ *   ours              — what `npm start` runs (the headline): the whole app (createChannelApp) with
+ *                       the node flags of package.json's start script, production settings (limits,
+ *                       masking, document cap, request log + metrics on) but the response cache off,
+ *                       so every request is parsed (or found in the document cache), validated,
+ *                       limited and executed (graphql-jit)
+ *   ours/no-jit       — ablation: GRAPHQL_JIT=false (graphql-js execution)
+ *   ours/no-limits    — ablation: without the token, depth, alias, directive and cost limits
+ *   ours/default-flags — ablation: ours without the start script's node flags (V8 defaults)
+ *   ours/unobserved   — ablation: without the request log and the request metrics (LOG_LEVEL=silent)
+ *   ours+cache        — the default response cache on (issue query only)
+ *   mercurius+jit     — fastify + mercurius (jit from the first request) on the same SDL, resolvers and store
+ *   yoga/fixed-bytes  — yoga answering the same bytes from its first hook: its HTTP adapter alone (issue query only)
+ *   floor             — raw node:http answering the same JSON bytes (issue query only)
+ * Scenarios:
+ *   issue      — the issue query over the default sandbox dataset (40 patrons)
+ *   variables  — `query($p: Platform)…` with $p MEMBERSHIP, VIDEO, null in turn, same dataset
+ *   large      — tiers with their supporters, over SANDBOX_PATRONS=2000 (an answer > 100 KB)
+ *   rest       — warm GET /membership/pledges of ours, against floor/rest (the same bytes)
+ * Targets (measured, not asserted): ours ≥ 1.0× mercurius+jit (stretch 1.3×) with p99 ≤ mercurius's
+ * on issue, variables and large; peak RSS ≤ 150 MB; ours+cache ≥ 0.7× floor; rest ≥ 0.9× floor/rest.
+ *
+ * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
+ * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round; each keeps its
+ * median); BENCH_TARGETS=a,b runs only those targets besides ours (ratios to absent ones are NaN);
+ * BENCH_SCENARIOS=issue,large runs only those scenarios.
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { formatTable, ratio, runLoad, saveResults, type LoadResult } from '../lib/index.js';
-import { projectRoot } from '../lib/index.js';
+import { formatTable, projectRoot, ratio, runLoad, saveResults, type LoadResult } from '../lib/index.js';
 
-const QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
-const requestBody = JSON.stringify({ query: QUERY });
-const headers = { 'content-type': 'application/json', accept: 'application/json' };
+const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
+const LARGE_QUERY = '{ tiers { title amountCents supporters { __typename id name amountCents since tier { title } } } stats { subscribers fetchedAt stale } }';
+const VARIABLES_QUERY = 'query($p: Platform) { supporters(platform: $p) { id name } }';
+const LARGE_DATASET_PATRONS = 2000;
+
+const graphHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const TARGETS = ['ours', 'ours/unobserved', 'ours/no-jit', 'ours/start', 'ours+cache', 'mercurius+jit', 'yoga/fixed-bytes', 'floor'] as const;
-type TargetName = (typeof TARGETS)[number];
-const selected = process.env.BENCH_TARGETS?.split(',').map((name) => name.trim());
-const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+type TargetName =
+  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
+  | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor' | 'floor/rest';
+const GRAPH_TARGETS: readonly TargetName[] = ['ours', 'ours/no-jit', 'ours/no-limits', 'ours/default-flags', 'ours/unobserved', 'mercurius+jit'];
+
+interface Scenario {
+  name: 'issue' | 'variables' | 'large' | 'rest';
+  /** Sandbox patrons of the dataset the scenario runs on (undefined: the default). */
+  patrons?: number;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Sent in turn on every connection. */
+  bodies?: readonly string[];
+  targets: readonly TargetName[];
+  /** The target whose answers every other target must give (and whose bytes a floor answers). */
+  reference: TargetName;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'issue', method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: ISSUE_QUERY })], reference: 'ours',
+    targets: [...GRAPH_TARGETS, 'ours+cache', 'yoga/fixed-bytes', 'floor'],
+  },
+  {
+    name: 'variables', method: 'POST', path: '/graphql', reference: 'ours', targets: GRAPH_TARGETS,
+    bodies: ['MEMBERSHIP', 'VIDEO', null].map((p) => JSON.stringify({ query: VARIABLES_QUERY, variables: { p } })),
+  },
+  { name: 'rest', method: 'GET', path: '/membership/pledges', reference: 'ours', targets: ['ours', 'floor/rest'] },
+  { name: 'large', patrons: LARGE_DATASET_PATRONS, method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: LARGE_QUERY })], reference: 'ours', targets: GRAPH_TARGETS },
+];
+
+const selectedTargets = process.env.BENCH_TARGETS?.split(',').map((name) => name.trim());
+const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
+const isSelected = (target: TargetName): boolean => target === 'ours' || selectedTargets === undefined || selectedTargets.includes(target);
+const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
 
 /** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=8`). */
 async function startScriptFlags(): Promise<string[]> {
@@ -49,7 +93,8 @@ async function startScriptFlags(): Promise<string[]> {
 
 /**
  * bench/graph/server.ts and everything it imports compiled by tsc into a temp dir (dist/ is left
- * alone), with node_modules and schema/ linked beside it, so ours/start runs without tsx's loader.
+ * alone), with node_modules and schema/ linked beside it, so the servers run as `npm start` runs
+ * (plain node on compiled JavaScript, no tsx loader).
  */
 async function compileServer(): Promise<{ file: string; remove(): Promise<void> }> {
   const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
@@ -83,9 +128,13 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
   });
 }
 
+/** The start script's flags for ours and its ablations (but the one that measures their absence); none for the others. */
+function nodeFlagsOf(name: TargetName): string[] {
+  return name.startsWith('ours') && name !== 'ours/default-flags' ? startFlags : [];
+}
+
 async function startTarget(name: TargetName, env: NodeJS.ProcessEnv): Promise<RunningTarget> {
-  const [file, execArgv] = name === 'ours/start' ? [compiled.file, startFlags] : [SERVER, ['--import', 'tsx']];
-  const child = fork(file, [name], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(compiled.file, [name], { execArgv: nodeFlagsOf(name), env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url } = await nextMessage<{ url: string }>(child);
   return { name, url, child };
 }
@@ -97,82 +146,162 @@ async function memory(target: RunningTarget): Promise<{ idleRssMb: number; peakR
   return { idleRssMb: Math.round(idleRss / 2 ** 20), peakRssMb: Math.round(peakRss / 2 ** 20) };
 }
 
-async function postQuery(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: requestBody });
-  if (!response.ok) throw new Error(`${baseUrl}: HTTP ${response.status}`);
+/** CPU time (user + system, µs) the target's process has used so far. */
+async function cpuMicros(target: RunningTarget): Promise<number> {
+  const reply = nextMessage<{ cpuMicros: number }>(target.child);
+  target.child.send('cpu');
+  return (await reply).cpuMicros;
+}
+
+async function answer(baseUrl: string, scenario: Scenario, body: string | undefined): Promise<string> {
+  const response = await fetch(`${baseUrl}${scenario.path}`, { method: scenario.method, ...(body !== undefined && { headers: graphHeaders, body }) });
+  if (!response.ok) throw new Error(`${baseUrl}${scenario.path}: HTTP ${response.status}`);
   return response.text();
+}
+
+/** An answer as compared between targets: every server process fetched its own snapshots, at its own time. */
+function comparable(answer: string): string {
+  return JSON.stringify(JSON.parse(answer)).replace(/"fetchedAt":"[^"]*"/g, '"fetchedAt":""');
+}
+
+/**
+ * A load's figures plus the server process's CPU time per request over the measured window: on a
+ * machine shared with other jobs req/s moves with what the neighbours do, CPU per request much less.
+ */
+type MeasuredLoad = LoadResult & { cpuMicrosPerRequest: number };
+
+interface Row {
+  scenario: Scenario['name'];
+  target: TargetName;
+  result: MeasuredLoad;
+  responseBytes: number;
 }
 
 const startFlags = await startScriptFlags();
 const compiled = await compileServer();
-const sandbox = await startSandbox();
-const sandboxEnv = { BENCH_SANDBOX: JSON.stringify({ url: sandbox.url, credentials: sandbox.credentials }) };
-const running: RunningTarget[] = [];
-const rows: Array<{ name: TargetName; result: LoadResult; idleRssMb: number; peakRssMb: number }> = [];
+const rows: Row[] = [];
+const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number }> = [];
 try {
-  const reference = await startTarget('ours', sandboxEnv);
-  running.push(reference);
-  const body = await postQuery(reference.url);
-  const supporters = (JSON.parse(body) as { data: { supporters: unknown[] } }).data.supporters.length;
-  for (const name of TARGETS.filter((target) => target !== 'ours' && (selected === undefined || selected.includes(target)))) {
-    running.push(await startTarget(name, { ...sandboxEnv, BENCH_FLOOR_BODY: body }));
-  }
-  for (const target of running) {
-    const answer = await postQuery(target.url);
-    if (JSON.stringify(JSON.parse(answer)) !== JSON.stringify(JSON.parse(body))) throw new Error(`${target.name} answers ${answer.slice(0, 200)}…, expected ${body.slice(0, 200)}…`);
-    target.child.send('reset-rss');
-  }
+  // One group of server processes per dataset; its scenarios are measured in interleaved rounds.
+  for (const patrons of [...new Set(scenarios.map((scenario) => scenario.patrons))]) {
+    const group = scenarios.filter((scenario) => scenario.patrons === patrons);
+    const dataset = patrons === undefined ? 'default sandbox' : `SANDBOX_PATRONS=${patrons}`;
+    const sandbox = await startSandbox(patrons === undefined ? {} : { patrons });
+    const sandboxEnv = { BENCH_SANDBOX: JSON.stringify({ url: sandbox.url, credentials: sandbox.credentials }) };
+    const running = new Map<TargetName, RunningTarget>();
+    try {
+      running.set('ours', await startTarget('ours', sandboxEnv));
+      const reference = running.get('ours') as RunningTarget;
+      const referenceAnswers = new Map<Scenario, string[]>();
+      for (const scenario of group) referenceAnswers.set(scenario, await Promise.all((scenario.bodies ?? [undefined]).map((body) => answer(reference.url, scenario, body))));
+      for (const scenario of group) {
+        for (const name of scenario.targets.filter(isSelected)) {
+          if (running.has(name)) continue;
+          // Only the fixed-bytes targets get the bytes (an environment variable is limited to 128 KiB).
+          const fixedBytes = name.startsWith('floor') || name === 'yoga/fixed-bytes' ? { BENCH_FLOOR_BODY: referenceAnswers.get(scenario)?.[0] ?? '' } : {};
+          running.set(name, await startTarget(name, { ...sandboxEnv, ...fixedBytes }));
+        }
+      }
+      for (const scenario of group) {
+        const expected = referenceAnswers.get(scenario) ?? [];
+        for (const name of scenario.targets.filter(isSelected)) {
+          const target = running.get(name) as RunningTarget;
+          const answers = await Promise.all((scenario.bodies ?? [undefined]).map((body) => answer(target.url, scenario, body)));
+          answers.forEach((got, i) => {
+            if (comparable(got) !== comparable(expected[i] ?? 'null')) throw new Error(`${scenario.name}: ${name} answers ${got.slice(0, 200)}…`);
+          });
+        }
+      }
+      for (const target of running.values()) target.child.send('reset-rss');
 
-  const samples = new Map<TargetName, LoadResult[]>(TARGETS.map((name) => [name, []]));
-  for (let round = 1; round <= rounds; round += 1) {
-    for (const target of running) {
-      const result = await runLoad({ url: `${target.url}/graphql`, method: 'POST', body: requestBody, headers, connections, durationSeconds, warmupSeconds: round === 1 ? 2 : 1 });
-      samples.get(target.name)?.push(result);
-      console.log(`round ${round}/${rounds} ${target.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms} ms`);
+      const samples = new Map<string, MeasuredLoad[]>();
+      for (let round = 1; round <= rounds; round += 1) {
+        for (const scenario of group) {
+          for (const name of scenario.targets.filter(isSelected)) {
+            const target = running.get(name) as RunningTarget;
+            const load = {
+              url: `${target.url}${scenario.path}`,
+              method: scenario.method,
+              ...(scenario.bodies !== undefined && { headers: graphHeaders, bodies: scenario.bodies }),
+              connections,
+              warmupSeconds: 0,
+            };
+            await runLoad({ ...load, durationSeconds: round === 1 ? 2 : 1 });
+            const cpuBefore = await cpuMicros(target);
+            const measured = await runLoad({ ...load, durationSeconds });
+            const result = { ...measured, cpuMicrosPerRequest: Math.round((await cpuMicros(target)) - cpuBefore) / measured.requests };
+            const key = `${scenario.name} ${name}`;
+            samples.set(key, [...(samples.get(key) ?? []), result]);
+            console.log(`round ${round}/${rounds} ${key}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms} ms, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/request`);
+          }
+        }
+      }
+      for (const scenario of group) {
+        const responseBytes = Math.max(...(referenceAnswers.get(scenario) ?? []).map((text) => Buffer.byteLength(text)));
+        for (const name of scenario.targets.filter(isSelected)) {
+          const sorted = (samples.get(`${scenario.name} ${name}`) ?? []).sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+          const median = sorted[Math.floor(sorted.length / 2)];
+          const cpu = sorted.map((sample) => sample.cpuMicrosPerRequest).sort((a, b) => a - b)[Math.floor(sorted.length / 2)] ?? Number.NaN;
+          if (median) rows.push({ scenario: scenario.name, target: name, result: { ...median, cpuMicrosPerRequest: cpu }, responseBytes });
+        }
+      }
+      for (const target of running.values()) memoryRows.push({ dataset, target: target.name, ...(await memory(target)) });
+    } finally {
+      for (const target of running.values()) target.child.disconnect();
+      await sandbox.close();
     }
   }
-  for (const target of running) {
-    const sorted = (samples.get(target.name) ?? []).sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-    const median = sorted[Math.floor(sorted.length / 2)];
-    if (median) rows.push({ name: target.name, result: median, ...(await memory(target)) });
-  }
-  rows.sort((a, b) => TARGETS.indexOf(a.name) - TARGETS.indexOf(b.name));
 
-  const rps = (name: TargetName): number => rows.find((row) => row.name === name)?.result.requestsPerSecond ?? Number.NaN;
-  console.log(`\nissue query over the default sandbox dataset (${supporters} supporters, ${body.length} bytes), ${connections} connections, median of ${rounds} rounds of ${durationSeconds} s\n`);
+  const rowOf = (scenario: Scenario['name'], target: TargetName): Row | undefined => rows.find((row) => row.scenario === scenario && row.target === target);
+  const rps = (scenario: Scenario['name'], target: TargetName): number => rowOf(scenario, target)?.result.requestsPerSecond ?? Number.NaN;
+  const cpu = (scenario: Scenario['name'], target: TargetName): number => rowOf(scenario, target)?.result.cpuMicrosPerRequest ?? Number.NaN;
+  const baselineOf = (scenario: Scenario['name']): TargetName => (scenario === 'rest' ? 'floor/rest' : 'mercurius+jit');
+  console.log(`\n${connections} connections, median of ${rounds} interleaved rounds of ${durationSeconds} s; node flags of ours: ${startFlags.join(' ') || '(none)'}\n`);
   console.log(
     formatTable(
-      ['target', 'req/s', 'p50 ms', 'p99 ms', '× mercurius+jit', '× floor', 'idle RSS MB', 'peak RSS MB'],
-      rows.map((row) => [
-        row.name,
-        row.result.requestsPerSecond.toFixed(0),
-        row.result.p50Ms.toFixed(1),
-        row.result.p99Ms.toFixed(1),
-        ratio(row.result.requestsPerSecond, rps('mercurius+jit')).toFixed(2),
-        ratio(row.result.requestsPerSecond, rps('floor')).toFixed(2),
-        String(row.idleRssMb),
-        String(row.peakRssMb),
-      ]),
+      ['scenario', 'target', 'bytes', 'req/s', 'p50 ms', 'p99 ms', '× mercurius+jit', '× floor', 'CPU µs/req', 'CPU × mercurius+jit'],
+      rows.map((row) => {
+        const floor = row.scenario === 'issue' ? 'floor' : row.scenario === 'rest' ? 'floor/rest' : undefined;
+        return [
+          row.scenario,
+          row.target,
+          String(row.responseBytes),
+          row.result.requestsPerSecond.toFixed(0),
+          row.result.p50Ms.toFixed(1),
+          row.result.p99Ms.toFixed(1),
+          row.scenario === 'rest' ? '' : ratio(row.result.requestsPerSecond, rps(row.scenario, 'mercurius+jit')).toFixed(2),
+          floor === undefined ? '' : ratio(row.result.requestsPerSecond, rps(row.scenario, floor)).toFixed(2),
+          row.result.cpuMicrosPerRequest.toFixed(0),
+          row.scenario === 'rest' ? '' : ratio(cpu(row.scenario, 'mercurius+jit'), row.result.cpuMicrosPerRequest).toFixed(2),
+        ];
+      }),
     ),
   );
-  const rss = (name: TargetName): number | undefined => rows.find((row) => row.name === name)?.peakRssMb;
+  console.log(`\n${formatTable(['dataset', 'target', 'idle RSS MB', 'peak RSS MB'], memoryRows.map((row) => [row.dataset, row.target, String(row.idleRssMb), String(row.peakRssMb)]))}`);
+
+  const versusMercurius = (scenario: Scenario['name']) => ({
+    ratio: ratio(rps(scenario, 'ours'), rps(scenario, baselineOf(scenario))),
+    cpuPerRequestRatio: ratio(cpu(scenario, baselineOf(scenario)), cpu(scenario, 'ours')),
+    target: 1.0,
+    stretch: 1.3,
+    p99Ms: rowOf(scenario, 'ours')?.result.p99Ms,
+    mercuriusP99Ms: rowOf(scenario, 'mercurius+jit')?.result.p99Ms,
+  });
+  const ablation = (scenario: Scenario['name']) =>
+    Object.fromEntries(['ours/no-jit', 'ours/no-limits', 'ours/default-flags', 'ours/unobserved'].map((name) => [name, ratio(rps(scenario, name as TargetName), rps(scenario, 'ours'))]));
+  const peakRss = Math.max(...memoryRows.filter((row) => row.target === 'ours').map((row) => row.peakRssMb));
   const targets = {
-    oursVsMercurius: { ratio: ratio(rps('ours'), rps('mercurius+jit')), target: 1.0 },
-    observedVsUnobserved: { ratio: ratio(rps('ours'), rps('ours/unobserved')), target: 0.95, meaning: 'request log + metrics on / off' },
-    jitVsNoJit: { ratio: ratio(rps('ours'), rps('ours/no-jit')), decides: 'GRAPHQL_JIT default: on only if > 1' },
-    cachedVsFloor: { ratio: ratio(rps('ours+cache'), rps('floor')), target: 0.7 },
-    yogaAdapterVsFloor: { ratio: ratio(rps('yoga/fixed-bytes'), rps('floor')), meaning: 'ceiling of any server behind yoga' },
-    startPeakRssMb: { value: rss('ours/start'), target: 150, nodeFlags: startFlags.join(' '), throughputVsOurs: ratio(rps('ours/start'), rps('ours')) },
-    tsxPeakRssMb: { value: rss('ours'), meaning: 'the same server under tsx (npm run dev / tests)' },
+    issueVsMercurius: versusMercurius('issue'),
+    variablesVsMercurius: versusMercurius('variables'),
+    largeVsMercurius: versusMercurius('large'),
+    oursPeakRssMb: { value: peakRss, target: 150, nodeFlags: startFlags.join(' ') },
+    cachedVsFloor: { ratio: ratio(rps('issue', 'ours+cache'), rps('issue', 'floor')), cpuPerRequestRatio: ratio(cpu('issue', 'floor'), cpu('issue', 'ours+cache')), target: 0.7 },
+    restVsFloor: { ratio: ratio(rps('rest', 'ours'), rps('rest', 'floor/rest')), cpuPerRequestRatio: ratio(cpu('rest', 'floor/rest'), cpu('rest', 'ours')), target: 0.9 },
+    yogaAdapterVsFloor: { ratio: ratio(rps('issue', 'yoga/fixed-bytes'), rps('issue', 'floor')), meaning: 'ceiling of any server behind yoga' },
+    ablationsOverOurs: { meaning: 'each ablation\'s req/s ÷ ours: above 1, the part it removes costs that much; below 1, that part pays for itself', issue: ablation('issue'), variables: ablation('variables'), large: ablation('large') },
   };
-  console.log(
-    `\nours / ours/unobserved = ${targets.observedVsUnobserved.ratio} (logging + metrics cost, target ≥ 0.95); ours / mercurius+jit = ${targets.oursVsMercurius.ratio} (target ≥ 1.0); ours / ours/no-jit = ${targets.jitVsNoJit.ratio}; yoga/fixed-bytes / floor = ${targets.yogaAdapterVsFloor.ratio}; ` +
-      `ours+cache / floor = ${targets.cachedVsFloor.ratio} (target ≥ 0.7); peak RSS as npm start runs it (node ${startFlags.join(' ')}, compiled) = ` +
-      `${rss('ours/start')} MB (target < 150) at ${targets.startPeakRssMb.throughputVsOurs}× the throughput of ours; under tsx ${rss('ours')} MB`,
-  );
-  console.log(`saved ${await saveResults('graph', { query: QUERY, supporters, responseBytes: body.length, connections, durationSeconds, rounds, rows, targets })}`);
+  console.log(`\n${JSON.stringify(targets, null, 2)}`);
+  console.log(`saved ${await saveResults('graph', { queries: { issue: ISSUE_QUERY, variables: VARIABLES_QUERY, large: LARGE_QUERY }, connections, durationSeconds, rounds, rows, memory: memoryRows, targets })}`);
 } finally {
-  for (const target of running) target.child.disconnect();
-  await sandbox.close();
   await compiled.remove();
 }

@@ -2,16 +2,18 @@
  * One target of bench/graph, in its own process (forked by run.ts with an IPC channel), so that
  * every server has the CPU and memory of a process to itself and its RSS is its own.
  *
- *   argv[2]: ours | ours/unobserved | ours/no-jit | ours/start | ours+cache | mercurius+jit | yoga/fixed-bytes | floor
- *            (ours/start is ours; run.ts runs it compiled, with the start script's node flags)
+ *   argv[2]: ours | ours/no-jit | ours/no-limits | ours/default-flags | ours/unobserved | ours+cache
+ *            | mercurius+jit | yoga/fixed-bytes | floor | floor/rest
+ *            (ours/default-flags is ours; run.ts runs it without the start script's node flags)
  *            ours logs every request at LOG_LEVEL info (to /dev/null: the cost of writing the line is
  *            kept, the terminal is not flooded) and counts it in the metrics; ours/unobserved does neither
+ *            floor/rest is the floor answering REST's bytes (BENCH_FLOOR_BODY is then those)
  *   env BENCH_SANDBOX: JSON { url, credentials } of the sandbox started by run.ts
  *   env BENCH_FLOOR_BODY: the bytes the floor answers with
  *
  * Sends `{ url }` once listening; `'reset-rss'` notes the idle RSS (started, data loaded, one
  * request answered); `'rss'` is answered with `{ idleRss, peakRss }` in bytes, the peak sampled every
- * 50 ms since the reset.
+ * 50 ms since the reset; `'cpu'` with `{ cpuMicros }`, the CPU time (user + system) the process has used.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,9 @@ import type { SandboxCredentials } from '../../src/sandbox/index.js';
 
 // Modules are imported by the target that needs them, so each process's RSS holds only its own server.
 
-type Target = 'ours' | 'ours/unobserved' | 'ours/no-jit' | 'ours/start' | 'ours+cache' | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor';
+type Target =
+  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
+  | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor' | 'floor/rest';
 
 const target = process.argv[2] as Target;
 
@@ -43,7 +47,7 @@ async function liveConfig(dataDir: string, graph: { responseCache: boolean; jit:
 }
 
 async function startTarget(): Promise<string> {
-  if (target === 'floor') {
+  if (target === 'floor' || target === 'floor/rest') {
     const { startFloorServer } = await import('../lib/floor.js');
     return (await startFloorServer({ body: process.env.BENCH_FLOOR_BODY ?? '' })).url;
   }
@@ -64,7 +68,7 @@ async function startTarget(): Promise<string> {
   const observed = target !== 'ours/unobserved';
   const logger = observed ? createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) }) : createLogger({ level: 'silent' });
   const config = await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' });
-  const app = await createChannelApp(config, { logger, observeRequests: observed });
+  const app = await createChannelApp(config, { logger, observeRequests: observed, graphLimits: target !== 'ours/no-limits' });
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));
   if (target !== 'mercurius+jit') return app.url;
 
@@ -97,5 +101,9 @@ process.send?.({ url });
 process.on('message', (message) => {
   if (message === 'reset-rss') idleRss = peakRss = process.memoryUsage.rss();
   if (message === 'rss') process.send?.({ idleRss, peakRss: Math.max(peakRss, process.memoryUsage.rss()) });
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpuMicros: user + system });
+  }
 });
 process.on('disconnect', () => process.exit(0));

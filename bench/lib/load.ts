@@ -4,15 +4,22 @@
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const autocannonCli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const sequenceRunner = fileURLToPath(new URL('./autocannon-sequence.mjs', import.meta.url));
 
 export interface LoadOptions {
   url: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: string;
+  /**
+   * Bodies sent in turn on every connection, instead of `body` (e.g. one document with varying
+   * variables); autocannon's API runs them, in its own process as well.
+   */
+  bodies?: readonly string[];
   headers?: Record<string, string>;
   /** Concurrent connections (default 10). */
   connections?: number;
@@ -62,8 +69,14 @@ function cliArguments(options: LoadOptions, durationSeconds: number): string[] {
   return args;
 }
 
+function sequenceArguments(options: LoadOptions, bodies: readonly string[], durationSeconds: number): string[] {
+  const { url, method = 'GET', headers = {}, connections = 10, pipelining = 1 } = options;
+  return [sequenceRunner, JSON.stringify({ url, method, headers, bodies, connections, pipelining, duration: durationSeconds })];
+}
+
 async function autocannon(options: LoadOptions, durationSeconds: number): Promise<AutocannonReport> {
-  const { stdout } = await run(process.execPath, cliArguments(options, durationSeconds), {
+  const args = options.bodies === undefined ? cliArguments(options, durationSeconds) : sequenceArguments(options, options.bodies, durationSeconds);
+  const { stdout } = await run(process.execPath, args, {
     maxBuffer: 16 * 1024 * 1024,
   });
   return JSON.parse(stdout) as AutocannonReport;

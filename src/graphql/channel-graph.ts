@@ -58,6 +58,11 @@ export interface ChannelGraphOptions {
   plugins?: Array<Plugin | Plugin<YogaInitialContext>>;
   /** Where yoga logs (unexpected errors); default yoga's console logger. */
   logger?: YogaLogger;
+  /**
+   * The depth, alias, directive, cost and token limits of `settings` (default true). Off only to
+   * measure what they cost (bench/graph): a server exposed to anyone keeps them.
+   */
+  limits?: boolean;
   /** Told the result of every response-cache lookup (true: a hit). */
   onResponseCacheLookup?: (hit: boolean) => void;
 }
@@ -87,7 +92,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   const events: ChannelEvents = options.events ?? (ownEvents as ChannelEventLog);
   const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT) : undefined;
   const plugins: GraphPlugin[] = [
-    ...useLimits(settings),
+    ...(options.limits === false ? [] : useLimits(settings)),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
     ...(graphiql ? [graphiql.plugin] : []),

@@ -1,26 +1,33 @@
 import { hash } from 'node:crypto';
 import { TokenKind, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { BoundedLru, type LruBounds } from './bounded-lru.js';
+import { LRUCache } from 'lru-cache';
+import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 
 /**
- * The parse and validation cache of a graph server, in place of yoga's (which keys entries by the
- * whole document text and keeps parse failures too, so distinct large documents grow memory without
- * a bound). Here:
- * - the key is the SHA-256 of the document text, never the text;
+ * The parse and validation cache of a graph server, in place of yoga's (which keeps parse failures
+ * too, so distinct large documents grow memory without a bound). Here:
  * - only documents that parsed AND validated are kept, so a hostile stream of distinct invalid
  *   documents costs work per request but no memory;
- * - a document is kept from its second occurrence on: the first only leaves its key in a bounded
- *   list of recently seen keys, so a stream of distinct valid documents cannot fill the cache (and
- *   evict the documents clients do repeat) nor make graphql-jit compile what runs only once;
+ * - a document is kept from its second occurrence on (src/lib/second-occurrence.ts): the first only
+ *   leaves the SHA-256 of its text in a bounded list of recently seen keys, so a stream of distinct
+ *   valid documents cannot fill the cache (and evict the documents clients do repeat) nor make
+ *   graphql-jit compile what runs only once;
  * - the cache is bounded in entries and in bytes, each entry weighing its text plus an estimate of
  *   its parsed form (and whatever is charged to it later: graphql-jit's compiled operations);
- * - a cached document skips parsing and every validation rule, limits included: the schema and the
- *   rules are fixed for the server's lifetime, so a document that validated once always does.
+ * - a cached document is found by its text (a Map lookup: no hash is computed on the hot path; the
+ *   text is held by the parsed document's location anyway, and weighed) and skips parsing and every
+ *   validation rule, limits included: the schema and the rules are fixed for the server's lifetime,
+ *   so a document that validated once always does.
  */
-export type DocumentCacheOptions = Partial<LruBounds>;
+export interface DocumentCacheOptions {
+  /** Documents kept at most. */
+  maxEntries?: number;
+  /** Sum of the documents' weights (text, parsed form, compiled operations) kept at most. */
+  maxBytes?: number;
+}
 
-export const DEFAULT_DOCUMENT_CACHE_BOUNDS: Readonly<LruBounds> = { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 };
+export const DEFAULT_DOCUMENT_CACHE_BOUNDS: Readonly<Required<DocumentCacheOptions>> = { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 };
 
 /** Keys of documents seen once, remembered per cache entry allowed (each ~100 bytes). */
 const SEEN_KEYS_PER_ENTRY = 4;
@@ -31,7 +38,6 @@ const SEEN_KEYS_PER_ENTRY = 4;
  */
 const PARSED_BYTES_PER_TOKEN = 400;
 
-/** One cached document; other plugins key the work they derive from it on this object. */
 export interface CachedDocument {
   readonly document: DocumentNode;
   /** Lexical tokens of the document (the unit derived work is weighed in). */
@@ -59,35 +65,42 @@ function sourceText(source: unknown): string {
   return typeof source === 'string' ? source : String(source);
 }
 
+/** What the LRU holds: the entry (whose identity other plugins key on) and its weight so far. */
+interface Slot {
+  readonly entry: CachedDocument;
+  readonly bytes: number;
+}
+
 export function createDocumentCache(options: DocumentCacheOptions = {}): DocumentCache {
   const bounds = { ...DEFAULT_DOCUMENT_CACHE_BOUNDS, ...options };
-  const lru = new BoundedLru<string, CachedDocument>(bounds);
-  /** Keys of valid documents seen once: bounded by count (4,000 keys of 44 characters, ~0.5 MB, at the defaults). */
-  const seenOnce = new BoundedLru<string, true>({ maxEntries: SEEN_KEYS_PER_ENTRY * bounds.maxEntries, maxBytes: Number.POSITIVE_INFINITY });
-  /** Cache key of each document object that was cached (stale once evicted: checked against the LRU). */
+  // lru-cache drops the least recently used slots until both bounds hold, and never stores (or
+  // deletes, when re-set) a slot heavier than the whole byte budget.
+  const lru = new LRUCache<string, Slot>({ max: bounds.maxEntries, maxSize: bounds.maxBytes, sizeCalculation: (slot) => slot.bytes });
+  /** SHA-256 of valid documents seen once: bounded by count (4,000 keys of 44 characters, ~0.5 MB, at the defaults). */
+  const admit = createSecondOccurrenceGate(SEEN_KEYS_PER_ENTRY * bounds.maxEntries);
+  /** Text (the cache key) of each document object that was cached (stale once evicted: checked against the LRU). */
   const keys = new WeakMap<DocumentNode, string>();
-  /** Key and text length of documents parsed this request, until they validate. */
-  const parsed = new WeakMap<DocumentNode, { key: string; length: number }>();
+  /** Text of documents parsed this request, until they validate. */
+  const parsed = new WeakMap<DocumentNode, string>();
 
-  const entryOf = (document: DocumentNode): CachedDocument | undefined => {
+  const slotOf = (document: DocumentNode): Slot | undefined => {
     const key = keys.get(document);
     if (key === undefined) return undefined;
-    const entry = lru.peek(key);
-    return entry?.document === document ? entry : undefined;
+    const slot = lru.peek(key);
+    return slot?.entry.document === document ? slot : undefined;
   };
 
   const plugin: Plugin = {
     onParse({ params, setParsedDocument }) {
       const text = sourceText(params.source);
-      const key = hash('sha256', text, 'base64');
-      const cached = lru.get(key);
+      const cached = lru.get(text);
       if (cached !== undefined) {
-        setParsedDocument(cached.document);
+        setParsedDocument(cached.entry.document);
         return undefined;
       }
       return ({ result }) => {
         // envelop types the result as any: a DocumentNode, or the parser's error.
-        if (result !== null && !(result instanceof Error)) parsed.set(result as DocumentNode, { key, length: text.length });
+        if (result !== null && !(result instanceof Error)) parsed.set(result as DocumentNode, text);
       };
     },
     onValidate({ params, setResult }) {
@@ -96,28 +109,27 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
         setResult([]);
         return undefined;
       }
-      const source = parsed.get(documentAST);
-      if (source === undefined) return undefined;
+      const text = parsed.get(documentAST);
+      if (text === undefined) return undefined;
       return ({ valid }) => {
-        if (!valid) return;
-        if (seenOnce.peek(source.key) === undefined) {
-          seenOnce.set(source.key, true, 1);
-          return;
-        }
-        seenOnce.delete(source.key);
+        if (!valid || !admit(hash('sha256', text, 'base64'))) return;
         const entry: CachedDocument = { document: documentAST, tokens: countTokens(documentAST) };
-        if (lru.set(source.key, entry, source.length + entry.tokens * PARSED_BYTES_PER_TOKEN)) keys.set(documentAST, source.key);
+        const bytes = text.length + entry.tokens * PARSED_BYTES_PER_TOKEN;
+        if (bytes > bounds.maxBytes) return;
+        lru.set(text, { entry, bytes });
+        keys.set(documentAST, text);
       };
     },
   };
 
   return {
     plugin,
-    entryOf,
+    entryOf: (document) => slotOf(document)?.entry,
     charge(entry, bytes) {
-      const key = keys.get(entry.document);
-      if (key !== undefined && lru.peek(key) === entry) lru.charge(key, bytes);
+      const slot = slotOf(entry.document);
+      // A new slot object: lru-cache re-weighs a key only when its value changes.
+      if (slot !== undefined) lru.set(keys.get(entry.document) as string, { entry, bytes: slot.bytes + bytes });
     },
-    stats: () => ({ entries: lru.size, bytes: lru.bytes }),
+    stats: () => ({ entries: lru.size, bytes: lru.calculatedSize }),
   };
 }

@@ -32,9 +32,14 @@ function finish(result: ExecutionResult): ExecutionResult {
   return 'data' in result || result.errors === undefined ? result : { errors: asRequestErrors(result.errors) };
 }
 
-function runCompiled(compiled: CompiledQuery, args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
-  const result = compiled.query(args.rootValue, args.contextValue, args.variableValues);
-  return result instanceof Promise ? result.then(finish) : finish(result);
+type ExecuteFn = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+
+/** The executor of one compiled operation, made once with it (not per request). */
+function executorOf(compiled: CompiledQuery): ExecuteFn {
+  return (args) => {
+    const result = compiled.query(args.rootValue, args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then(finish) : finish(result);
+  };
 }
 
 /**
@@ -48,17 +53,17 @@ function runCompiled(compiled: CompiledQuery, args: ExecutionArgs): Promise<Exec
  * yoga's executor.
  */
 export function useGraphQLJit(cache: DocumentCache): Plugin {
-  const compiledByDocument = new WeakMap<CachedDocument, Map<string, CompiledQuery | typeof NOT_COMPILED>>();
+  const compiledByDocument = new WeakMap<CachedDocument, Map<string, ExecuteFn | typeof NOT_COMPILED>>();
 
-  function compile(entry: CachedDocument, args: ExecutionArgs): CompiledQuery | typeof NOT_COMPILED {
+  function compile(entry: CachedDocument, args: ExecutionArgs): ExecuteFn | typeof NOT_COMPILED {
     if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
     const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
     if (!isCompiledQuery(result)) return NOT_COMPILED;
     cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
-    return result;
+    return executorOf(result);
   }
 
-  function compiledFor(entry: CachedDocument, args: ExecutionArgs): CompiledQuery | typeof NOT_COMPILED {
+  function compiledFor(entry: CachedDocument, args: ExecutionArgs): ExecuteFn | typeof NOT_COMPILED {
     const operationName = args.operationName ?? '';
     let operations = compiledByDocument.get(entry);
     if (operations === undefined) {
@@ -78,7 +83,7 @@ export function useGraphQLJit(cache: DocumentCache): Plugin {
       const entry = cache.entryOf(args.document as DocumentNode);
       if (entry === undefined) return;
       const compiled = compiledFor(entry, args);
-      if (compiled !== NOT_COMPILED) setExecuteFn((executionArgs: ExecutionArgs) => runCompiled(compiled, executionArgs));
+      if (compiled !== NOT_COMPILED) setExecuteFn(compiled);
     },
   };
 }

@@ -9,17 +9,15 @@ import type { ChannelGraphContext } from './context.js';
  * the errors and does not keep the partial response.
  */
 export function usePartialErrors(): Plugin<ChannelGraphContext> {
-  return {
-    onExecute() {
-      return {
-        onExecuteDone({ args, result, setResult }) {
-          const { partialErrors } = args.contextValue;
-          if (partialErrors.length === 0 || isAsyncIterable(result)) return;
-          // envelop types `errors` as any[]; graphql-js puts GraphQLErrors there.
-          const errors = (result.errors ?? []) as readonly GraphQLError[];
-          setResult({ ...result, errors: [...errors, ...partialErrors] });
-        },
-      };
+  // One hooks object for every execution: nothing is allocated per request unless there are errors.
+  const afterExecution: ReturnType<NonNullable<Plugin<ChannelGraphContext>['onExecute']>> = {
+    onExecuteDone({ args, result, setResult }) {
+      const { partialErrors } = args.contextValue;
+      if (partialErrors.length === 0 || isAsyncIterable(result)) return;
+      // envelop types `errors` as any[]; graphql-js puts GraphQLErrors there.
+      const errors = (result.errors ?? []) as readonly GraphQLError[];
+      setResult({ ...result, errors: [...errors, ...partialErrors] });
     },
   };
+  return { onExecute: () => afterExecution };
 }

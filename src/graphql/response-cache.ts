@@ -5,6 +5,7 @@ import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { readRequestBody } from '../lib/body.js';
 import { entityTag, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
+import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 import type { ChannelGraphStore } from './context.js';
 
 /**
@@ -133,14 +134,8 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     sizeCalculation: (entry) => Math.max(1, entry.bytes.length),
     ttl: options.ttlMs,
   });
-  /** Keys of requests whose answer was computed once and not kept (4,000 keys, ~0.4 MB, at the defaults). */
-  const seenOnce = new LRUCache<string, true>({ max: SEEN_KEYS_PER_ENTRY * maxEntries });
-  /** True from a key's second occurrence on: the answer may be kept. */
-  const admitted = (key: string): boolean => {
-    if (seenOnce.delete(key)) return true;
-    seenOnce.set(key, true);
-    return false;
-  };
+  /** True from a key's second occurrence on: the answer may be kept (4,000 keys seen once, ~0.4 MB, at the defaults). */
+  const admitted = createSecondOccurrenceGate(SEEN_KEYS_PER_ENTRY * maxEntries);
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
   const unsubscribe = store.onChange(() => {

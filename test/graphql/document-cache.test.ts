@@ -1,17 +1,30 @@
 /**
- * The parse and validation cache of createGraphServer (src/graphql/document-cache.ts) and its LRU:
+ * The parse and validation cache of createGraphServer (src/graphql/document-cache.ts):
  * only documents that parsed and validated are kept, from their second occurrence on; a cached
  * document is neither parsed nor validated again; the cache stays within its entry and byte bounds,
  * graphql-jit's compiled operations included. Real yoga servers over node:http; a plugin counts the parser's and the
  * validator's real calls.
  */
 import { createServer, type Server } from 'node:http';
+import type * as NodeCrypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BoundedLru } from '../../src/graphql/bounded-lru.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentCache, type DocumentCache } from '../../src/graphql/document-cache.js';
 import { createGraphServer } from '../../src/graphql/server.js';
+
+// The real hash, counted: a cached document must be found without hashing its text.
+const hashCalls = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof NodeCrypto>();
+  return {
+    ...crypto,
+    hash: (...args: Parameters<typeof crypto.hash>) => {
+      hashCalls.count += 1;
+      return crypto.hash(...args);
+    },
+  };
+});
 
 interface Calls {
   parse: number;
@@ -73,6 +86,19 @@ describe('the document cache', () => {
     for (let i = 0; i < 4; i++) expect((await graph.post('{ hello }')).body).toEqual({ data: { hello: 'hello world' } });
     expect(graph.calls).toEqual({ parse: 2, validate: 2 });
     expect(cache.stats().entries).toBe(1);
+  });
+
+  it('finds a cached document by its text: no hash is computed for it any more', async () => {
+    const cache = createDocumentCache();
+    const graph = await serve(cache, { jit: true });
+    for (const _occurrence of [1, 2]) await graph.post('{ hello }');
+    expect(cache.stats().entries).toBe(1);
+    const before = hashCalls.count;
+    for (let i = 0; i < 5; i++) expect((await graph.post('{ hello }')).body).toEqual({ data: { hello: 'hello world' } });
+    expect(hashCalls.count).toBe(before);
+    // A document not cached yet is hashed (for the list of documents seen once).
+    await graph.post('{ hello(name: "x") }');
+    expect(hashCalls.count).toBe(before + 1);
   });
 
   it('keeps nothing of a stream of distinct valid documents, each seen once', async () => {
@@ -144,33 +170,5 @@ describe('the document cache', () => {
     }
     expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
     expect(cache.stats().entries).toBeLessThan(40);
-  });
-});
-
-describe('BoundedLru', () => {
-  it('evicts the least recently used entries past either bound; get refreshes, peek does not', () => {
-    const lru = new BoundedLru<string, number>({ maxEntries: 3, maxBytes: 100 });
-    lru.set('a', 1, 10);
-    lru.set('b', 2, 10);
-    lru.set('c', 3, 10);
-    expect(lru.get('a')).toBe(1);
-    expect(lru.peek('b')).toBe(2);
-    lru.set('d', 4, 10); // four entries: b, the least recently used, goes
-    expect([lru.peek('a'), lru.peek('b'), lru.peek('c'), lru.peek('d')]).toEqual([1, undefined, 3, 4]);
-    lru.set('e', 5, 85); // 115 bytes: c and then a go (oldest first) until the bytes fit
-    expect([lru.peek('a'), lru.peek('c'), lru.peek('d'), lru.peek('e')]).toEqual([undefined, undefined, 4, 5]);
-    expect(lru.bytes).toBe(95);
-  });
-
-  it('never stores an entry over the byte budget, and drops one charged past it', () => {
-    const lru = new BoundedLru<string, number>({ maxEntries: 10, maxBytes: 100 });
-    expect(lru.set('huge', 1, 101)).toBe(false);
-    expect(lru.size).toBe(0);
-    lru.set('a', 1, 40);
-    lru.set('b', 2, 40);
-    lru.charge('a', 30); // 110: a is the oldest, and goes
-    expect([lru.peek('a'), lru.peek('b'), lru.bytes]).toEqual([undefined, 2, 40]);
-    lru.charge('b', 70);
-    expect([lru.size, lru.bytes]).toEqual([0, 0]);
   });
 });
