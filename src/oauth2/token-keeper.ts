@@ -37,7 +37,8 @@ const LEAD_SHARE_OF_LIFETIME = 0.1;
 /**
  * Holds one token for a client and keeps it usable: refreshes it before expiry and once after a
  * 401, shares one token-endpoint call among all concurrent callers, and saves every rotated token
- * to the store.
+ * to the store. A store shared by several processes (`refreshShared`) extends the single flight to
+ * all of them: it decides who calls the token endpoint, and the others adopt the stored result.
  *
  * Seed rule: a token saved by a previous run wins over `initial` only while it descends from the
  * same `initial` — the store keeps a SHA-256 fingerprint of the initial refresh token (or access
