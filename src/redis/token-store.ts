@@ -112,6 +112,12 @@ function supersedes(held: TokenHash, stored: StoredRecord): boolean {
   return issuedAt > stored.issuedAt || (issuedAt === 0 && held[SEED_FINGERPRINT_KEY] !== stored.token[SEED_FINGERPRINT_KEY]);
 }
 
+/** Whether the token's `expires_at` (seconds since the epoch) has passed: adopting it would only lead to a 401. */
+function expired(token: TokenHash): boolean {
+  const expiresAt = Number(token.expires_at);
+  return Number.isFinite(expiresAt) && expiresAt * 1000 <= Date.now();
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisTokenStore implements TokenStore {
@@ -184,7 +190,7 @@ export class RedisTokenStore implements TokenStore {
   /** Step 2 and 3 of the refresh, under the lock `owner`. */
   private async rotateLocked(owner: string, held: TokenHash, rotate: (latest: TokenHash) => Promise<TokenHash>): Promise<SharedRefresh> {
     let record = await this.read();
-    if (record !== null && !supersedes(held, record) && record.token.access_token !== held.access_token) {
+    if (record !== null && !supersedes(held, record) && record.token.access_token !== held.access_token && !expired(record.token)) {
       // Another replica rotated it while this one waited for the lock: no token-endpoint call.
       this.remember(record.token);
       return { token: record.token, saved: true };
@@ -246,7 +252,11 @@ export class RedisTokenStore implements TokenStore {
   }
 
   private async reseed(): Promise<void> {
-    const seed = await this.#seed?.();
+    // An unreadable seed (a damaged token file) is reported, and does not keep the replica from Redis's token.
+    const seed = await this.#seed?.().catch((error: unknown) => {
+      this.#logger.warn(`token store: the seed token could not be read: ${(error as Error).message}`);
+      return null;
+    });
     if (seed != null) await this.offer(seed);
     if (this.#newest !== undefined) await this.offer(this.#newest);
   }

@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxUpstream } from '../../src/app.js';
-import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore } from '../../src/channel/membership-oauth.js';
+import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore, MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import type { OAuth2Client, TokenHash } from '../../src/oauth2/index.js';
 import { closeRedisConnection, createRedisConnection, redisReachable } from '../../src/redis/connection.js';
 import { issuedAtOf, RedisTokenStore } from '../../src/redis/token-store.js';
@@ -162,6 +162,19 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     expect(result.token.access_token).toBe('access-new');
   });
 
+  it('the lock holder finds an expired token another replica stored: it refreshes that one (its refresh token is the live one) instead of adopting it', async () => {
+    const store = await replicaStore();
+    const expiredToken = (name: string, secondsAgo: number): TokenHash => ({ ...tokenIssued(name, secondsAgo), expires_in: 60, expires_at: Math.floor(Date.now() / 1000) - secondsAgo + 60 });
+    await store.save(expiredToken('other', 200));
+    const presented: string[] = [];
+    const result = await store.refreshShared(expiredToken('mine', 300), (latest) => {
+      presented.push(String(latest.refresh_token));
+      return Promise.resolve(tokenIssued('next', 0));
+    });
+    expect(presented).toEqual(['refresh-other']);
+    expect(result.token.access_token).toBe('access-next');
+  });
+
   it('Redis restarted empty: the newest token held in memory gets back in, an older one never overwrites it', async () => {
     const [storeA, storeB] = [await replicaStore(), await replicaStore()];
     const [connectionA] = connections as [Redis];
@@ -239,6 +252,26 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       const connection = await connect();
       expect(await connection.exists(`${prefix}${MEMBERSHIP_TOKEN_KEY}`)).toBe(1);
     });
+  });
+
+  it('a token file that does not parse is reported and does not keep the replica from the token in Redis', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'redis-bad-seed-'));
+    const warnings: string[] = [];
+    try {
+      await writeFile(join(dataDir, MEMBERSHIP_TOKEN_FILE), '{"not":"a token"}');
+      const settings = { url: redis.url, prefix: `bad-seed:${keyCounter}:` };
+      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: { warn: (line: string) => warnings.push(line) } });
+      try {
+        await shared.tokenStore.save(tokenIssued('in-redis', 10));
+        await shared.tokenStore.recover?.();
+        expect((await shared.tokenStore.load())?.access_token).toBe('access-in-redis');
+        expect(warnings.join('\n')).toContain('the seed token could not be read');
+      } finally {
+        await shared.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('issue time of a token hash: expires_at − expires_in, 0 when unknown', () => {
