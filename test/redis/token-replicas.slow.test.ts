@@ -130,12 +130,19 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
   it('kill -9 of the replica holding the refresh lock while its token-endpoint call hangs: another completes the next refresh within the lock expiry', async () => {
     // The token endpoint holds requests before doing anything (the refresh token is not retired).
     await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target: 'token', stall: 'headers' }) });
-    const owner = await waitFor('a replica takes the refresh lock', async () => (await connection.get(lockKey)) ?? undefined, 30_000);
+    // A lock held for more than 300 ms: its holder is stuck in the hanging call (a refresh that
+    // started before the fault ends within milliseconds); killed well before its 2 s deadline.
+    const { owner, lockLeftMs } = await waitFor(
+      'a replica holds the refresh lock with its call hanging',
+      async () => {
+        const [[, value], [, left]] = (await connection.multi().get(lockKey).pttl(lockKey).exec()) as [[null, string | null], [null, number]];
+        return value !== null && left < LOCK_TTL_MS - 300 && left > LOCK_TTL_MS - 1_500 ? { owner: value, lockLeftMs: left } : undefined;
+      },
+      30_000,
+    );
     const holder = replicas.find((replica) => owner.includes(`:${replica.pid}:`));
     expect(holder, `lock owner ${owner}`).toBeDefined();
     const versionBefore = await storedVersion();
-    // What is left of the dead holder's lock: nobody may refresh before it expires.
-    const lockLeftMs = await connection.pttl(lockKey);
     const killedAt = performance.now();
     holder?.child.kill('SIGKILL');
     await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'DELETE' });

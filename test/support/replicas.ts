@@ -13,6 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { liveModeEnv } from './live-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
@@ -41,7 +42,6 @@ export interface ReplicaOptions {
 }
 
 function startReplica(index: number, options: ReplicaOptions, membersConfig: string): Promise<Replica> {
-  const { credentials } = options.sandbox;
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,14 +50,7 @@ function startReplica(index: number, options: ReplicaOptions, membersConfig: str
       ENV_FILE: join(options.dir, 'absent.env'),
       PORT: '0',
       HOST: '127.0.0.1',
-      MEMBERSHIP_API_BASE: options.sandbox.url,
-      VIDEO_API_BASE: options.sandbox.url,
-      MEMBERSHIP_CLIENT_ID: credentials.clientId,
-      MEMBERSHIP_CLIENT_SECRET: credentials.clientSecret,
-      MEMBERSHIP_ACCESS_TOKEN: credentials.accessToken,
-      MEMBERSHIP_REFRESH_TOKEN: credentials.refreshToken,
-      MEMBERSHIP_CAMPAIGN_ID: credentials.campaignId,
-      MEMBERSHIP_WEBHOOK_SECRET: credentials.webhookSecret,
+      ...liveModeEnv(options.sandbox),
       MEMBERS_CONFIG: membersConfig,
       DATA_DIR: join(options.dir, `replica-${index}`),
       REDIS_URL: options.redisUrl,
