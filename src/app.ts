@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { createMembershipSource } from './channel/membership.js';
-import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore } from './channel/membership-oauth.js';
+import { createMembershipKeeper, createMembershipOAuthClient } from './channel/membership-oauth.js';
 import { SnapshotStore } from './channel/snapshot-store.js';
 import { ChannelEventLog } from './channel/supporter-events.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
@@ -29,8 +29,9 @@ import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
-import { debugEnabled, MemoryTokenStore } from './oauth2/index.js';
+import { debugEnabled } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
+import { createSharedState } from './shared-state.js';
 
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
@@ -59,8 +60,8 @@ export interface ChannelApp {
   /**
    * Stops in this order: the event streams end (GET /events, subscriptions, WebSockets), no new connection, requests in flight finish (those still running after
    * half the shutdown timeout, at most 5 s, are cut), a membership token refresh in flight is
-   * answered and its token saved, the snapshot writes reach the disk, the upstream connections and
-   * the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
+   * answered and its token saved, the snapshot writes reach the disk, the upstream connections, the
+   * Redis connections (REDIS_URL) and the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
    * that takes longer than `shutdownTimeoutMs`. Every call returns the same promise.
    */
   close(): Promise<void>;
@@ -119,9 +120,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // Sandbox data never shares a directory with real data, so switching to live mode never serves it;
   // the sandbox's tokens die with it, so they are not persisted.
   const dataDir = sandbox !== undefined ? join(config.dataDir, 'sandbox') : config.dataDir;
-  const tokenStore = sandbox !== undefined ? new MemoryTokenStore() : createMembershipTokenStore(dataDir);
-
   const upstreamTimeoutMs = config.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  // Files under DATA_DIR, or Redis when REDIS_URL is set: decided there, and nowhere else.
+  const shared = await createSharedState(config, {
+    dataDir, sandbox: sandbox !== undefined, tokenEndpointDeadlineMs: upstreamTimeoutMs, logger: logger.child({ component: 'shared-state' }),
+  });
+  const { tokenStore } = shared;
+
   const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
 
@@ -150,7 +155,9 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
-  const rest = createRestHandler({ store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream });
+  const rest = createRestHandler({
+    store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
+  });
   const graph = createChannelGraphHandler({
     store,
     events,
@@ -203,6 +210,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
+    await shared.close();
     throw error;
   }
 
@@ -237,6 +245,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         ],
         ['the snapshot writes', () => store.close()],
         ['the upstream connections', () => keeper.client.close()],
+        // After the keeper's drain and the snapshot writes: both may still write to Redis.
+        ['the Redis connections', () => shared.close()],
         ['the sandbox', async () => sandbox?.close()],
       ]);
       return closing;

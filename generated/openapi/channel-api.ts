@@ -42,7 +42,7 @@ export type paths = {
         };
         /**
          * Per source, the snapshot's age, whether it is stale and the last upstream error.
-         * @description Always 200 while the process serves; `status` is `degraded` when a source has no snapshot or a stale one.
+         * @description Always 200 while the process serves; `status` is `degraded` when a source has no snapshot or a stale one, or Redis (REDIS_URL) is unreachable.
          */
         get: operations["getHealth"];
         put?: never;
@@ -133,6 +133,7 @@ export type components = {
         /** @description Id of an event of /events (a decimal integer; ids increase). */
         EventId: string;
         Health: {
+            redis?: components["schemas"]["RedisHealth"];
             sources: {
                 membership: components["schemas"]["SourceHealth"];
                 stats: components["schemas"]["SourceHealth"];
@@ -166,6 +167,11 @@ export type components = {
              * @default about:blank
              */
             type: string;
+        };
+        /** @description Present when REDIS_URL is set. Unreachable Redis makes `status` `degraded`; reads go on from memory (and /readyz stays ready). */
+        RedisHealth: {
+            last_error: string | null;
+            reachable: boolean;
         };
         ResetEvent: {
             /** @description Why the client must read the lists again. */

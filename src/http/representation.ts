@@ -37,16 +37,23 @@ export function toStatsBody(snapshot: StatsSnapshot, stale: boolean): StatsBody 
   return { subscribers: snapshot.subscribers, fetched_at: snapshot.fetchedAt, stale };
 }
 
-export function toHealthBody(health: Record<SourceName, SourceHealth>): HealthBody {
+/** Whether Redis (REDIS_URL) is reachable and its last error. */
+export interface RedisHealthEntry {
+  reachable: boolean;
+  lastError: string | null;
+}
+
+export function toHealthBody(health: Record<SourceName, SourceHealth>, redis?: RedisHealthEntry): HealthBody {
   const source = (entry: SourceHealth): HealthBody['sources']['membership'] => ({
     fetched_at: entry.fetchedAt,
     age_seconds: entry.ageSeconds,
     stale: entry.stale,
     last_error: entry.lastError,
   });
-  const degraded = Object.values(health).some((entry) => entry.fetchedAt === null || entry.stale);
+  const degraded = Object.values(health).some((entry) => entry.fetchedAt === null || entry.stale) || redis?.reachable === false;
   return {
     status: degraded ? 'degraded' : 'ok',
+    ...(redis !== undefined && { redis: { reachable: redis.reachable, last_error: redis.lastError } }),
     sources: { membership: source(health.membership), video: source(health.video), stats: source(health.stats) },
   };
 }

@@ -14,7 +14,7 @@ import { problem, sendProblem } from '../lib/problem.js';
 import { sendTaggedBody } from '../lib/etag.js';
 import type { EventStreamHandler } from './event-stream.js';
 import { SerializedBodyCache, serialize } from './serialized-body.js';
-import { toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
+import { type RedisHealthEntry, toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
 
 /**
  * The REST side of the channel data API (`openapi/channel-api.yaml`) as a node:http request
@@ -30,6 +30,8 @@ export interface RestHandlerOptions {
   logger?: Pick<Console, 'error'>;
   /** GET /events; without it the path is not served (404). */
   eventStream?: EventStreamHandler;
+  /** Redis reachability, shown by /healthz; undefined (or absent) without REDIS_URL. */
+  redisHealth?: () => RedisHealthEntry | undefined;
 }
 
 export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
@@ -102,7 +104,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     },
     '/healthz': {
       GET: (request, response) => {
-        sendTaggedBody(request, response, serialize(toHealthBody(store.health()), COMMON_HEADERS));
+        sendTaggedBody(request, response, serialize(toHealthBody(store.health(), options.redisHealth?.()), COMMON_HEADERS));
         return Promise.resolve();
       },
     },

@@ -3,14 +3,18 @@ import { AccessToken } from './access-token.js';
 import type { OAuth2Client } from './client.js';
 import { OAuth2AbortError } from './errors.js';
 import type { OAuth2Response } from './response.js';
-import type { TokenStore } from './token-store.js';
+import { SEED_FINGERPRINT_KEY, type TokenStore } from './token-store.js';
 import type { RequestOptions, TokenHash, Verb } from './types.js';
 
 export interface TokenKeeperOptions {
   /** The token to start from (e.g. from configuration) when the store holds none descending from it. */
   initial?: TokenHash;
   store?: TokenStore;
-  /** Refresh this many milliseconds before expiry. Default 60 000. */
+  /**
+   * Refresh at most this many milliseconds before expiry (default 60 000). A token whose lifetime
+   * (`expires_in`) is short is refreshed 10 % of its lifetime before expiry when that is less: with a
+   * 60 s lead, a token living 3 s would be "due" the moment it arrives and every use would refresh it.
+   */
   refreshLeewayMs?: number;
   /** Told the outcome of every refresh (a service logs and counts them); never given a token. */
   onRefresh?: (report: RefreshReport) => void;
@@ -25,12 +29,16 @@ export interface RefreshReport {
 }
 
 /** Stored next to the token: which `initial` token the stored one descends from. */
-const SEED_KEY = 'seed_fingerprint';
+const SEED_KEY = SEED_FINGERPRINT_KEY;
+
+/** The refresh lead is at most this share of the token's lifetime. */
+const LEAD_SHARE_OF_LIFETIME = 0.1;
 
 /**
  * Holds one token for a client and keeps it usable: refreshes it before expiry and once after a
  * 401, shares one token-endpoint call among all concurrent callers, and saves every rotated token
- * to the store.
+ * to the store. A store shared by several processes (`refreshShared`) extends the single flight to
+ * all of them: it decides who calls the token endpoint, and the others adopt the stored result.
  *
  * Seed rule: a token saved by a previous run wins over `initial` only while it descends from the
  * same `initial` — the store keeps a SHA-256 fingerprint of the initial refresh token (or access
@@ -65,16 +73,34 @@ export class TokenKeeper {
     return this.#refreshing !== undefined;
   }
 
-  /** A usable token: refreshed first when expired or within the leeway (concurrent callers share one refresh). */
+  /**
+   * A usable token: refreshed first when expired or within the lead — the smaller of
+   * `refreshLeewayMs` and 10 % of its lifetime (concurrent callers share one refresh).
+   */
   async token(): Promise<AccessToken> {
     const current = await this.current();
-    if (!current.expired(Date.now() + this.#leewayMs) || current.refreshToken === undefined) return current;
+    if (!current.expired(Date.now() + this.refreshLeadMs(current)) || current.refreshToken === undefined) return current;
     return this.refresh();
   }
 
-  /** The token held now (loaded from the store or `initial` on first use), without refreshing it. */
+  /** How long before its expiry `token` is refreshed. */
+  refreshLeadMs(token: AccessToken): number {
+    const lifetimeMs = token.expiresIn === undefined ? undefined : token.expiresIn * 1000;
+    return lifetimeMs === undefined ? this.#leewayMs : Math.min(this.#leewayMs, lifetimeMs * LEAD_SHARE_OF_LIFETIME);
+  }
+
+  /**
+   * The token held now (loaded from the store or `initial` on first use), without refreshing it. A
+   * failed load (the store is unreachable) is not kept: the next call loads again.
+   */
   current(): Promise<AccessToken> {
-    return (this.#current ??= this.load());
+    if (this.#current !== undefined) return this.#current;
+    const loading = this.load();
+    this.#current = loading;
+    loading.catch(() => {
+      if (this.#current === loading) this.#current = undefined;
+    });
+    return loading;
   }
 
   /**
@@ -133,15 +159,24 @@ export class TokenKeeper {
   private async rotate(): Promise<AccessToken> {
     const started = performance.now();
     const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
+    const store = this.#store;
     let next: AccessToken;
     try {
-      next = await (await this.current()).refresh();
+      const held = await this.current();
+      if (store?.refreshShared === undefined) {
+        next = await held.refresh();
+        // The old refresh token is dead from here on: the new one goes to disk before anyone uses it.
+        await this.save(next);
+      } else {
+        // Shared by several processes: the store decides who calls the token endpoint and saves the result.
+        const shared = await store.refreshShared(this.storedHash(held), async (latest) => this.storedHash(await this.fromStored(latest).refresh()));
+        next = this.fromStored(shared.token);
+        this.#unsaved = shared.saved ? undefined : next;
+      }
     } catch (error) {
       this.#onRefresh?.({ ok: false, durationMs: elapsed(), error });
       throw error;
     }
-    // The old refresh token is dead from here on: the new one goes to disk before anyone uses it.
-    await this.save(next);
     this.#current = Promise.resolve(next);
     this.#onRefresh?.({ ok: true, durationMs: elapsed() });
     return next;
@@ -169,13 +204,16 @@ export class TokenKeeper {
   private async load(): Promise<AccessToken> {
     await this.#store?.recover?.();
     const stored = await this.#store?.load();
-    if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) {
-      const { [SEED_KEY]: seed, ...token } = stored;
-      if (typeof seed === 'string') this.#seed = seed;
-      return AccessToken.fromHash(this.client, token);
-    }
+    if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) return this.fromStored(stored);
     if (this.#initial === undefined) throw new TypeError('TokenKeeper has no token: give `initial` or a store holding one');
     return AccessToken.fromHash(this.client, this.#initial);
+  }
+
+  /** The token of a stored hash (the seed fingerprint is adopted, not passed to the token). */
+  private fromStored(stored: TokenHash): AccessToken {
+    const { [SEED_KEY]: seed, ...token } = stored;
+    if (typeof seed === 'string') this.#seed = seed;
+    return AccessToken.fromHash(this.client, token);
   }
 }
 

@@ -3,6 +3,21 @@ import { findLeftoverFiles, modifiedAt, readFileIfExists, removeTemporaryFiles, 
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
 
+/**
+ * Key a TokenKeeper adds to every token it saves: a SHA-256 fingerprint of the `initial` token the
+ * saved one descends from (see TokenKeeper). A shared store compares it to tell a new seed from an
+ * old chain.
+ */
+export const SEED_FINGERPRINT_KEY = 'seed_fingerprint';
+
+/** What `TokenStore.refreshShared` hands back. */
+export interface SharedRefresh {
+  /** The token to use from now on: the one `rotate` returned, or one another process had already stored. */
+  token: TokenHash;
+  /** false: the store could not be written (it is unreachable); the token is valid and held in memory only. */
+  saved: boolean;
+}
+
 /** Where a TokenKeeper persists the token it holds. */
 export interface TokenStore {
   load(): Promise<TokenHash | null>;
@@ -14,6 +29,17 @@ export interface TokenStore {
    * A TokenKeeper calls it once, before its first `load()`.
    */
   recover?(): Promise<void>;
+  /**
+   * Optional, for a store several processes share (replicas): refreshes so that one process at a
+   * time calls the token endpoint. The store takes its cross-process lock and reads the stored token
+   * under it: when another process has already rotated `held`, that token is returned and `rotate`
+   * is not called; otherwise `rotate(latest)` gets the newest stored token (never a retired one) and
+   * its result is saved only while this process still holds the lock and the stored token has not
+   * moved (fencing). A process that does not get the lock waits for the holder's token. Without
+   * the lock (the store is unreachable) it rejects: nothing is refreshed. A TokenKeeper uses this
+   * instead of refreshing itself and calling `save()`.
+   */
+  refreshShared?(held: TokenHash, rotate: (latest: TokenHash) => Promise<TokenHash>): Promise<SharedRefresh>;
 }
 
 /** Keeps the token in process memory only. */

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/app.js';
 import { FileTokenStore } from '../../src/oauth2/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { liveModeEnv } from '../support/live-env.js';
 
 /**
  * Shutdown and crashes lose no token — on the real service process (`src/main.ts`, run with tsx)
@@ -54,7 +55,6 @@ afterEach(async () => {
 });
 
 function startService(env: Record<string, string> = {}, preload?: 'rename' | 'write'): Service {
-  const { credentials } = sandbox;
   const child = spawn(process.execPath, ['--import', 'tsx', ...(preload === undefined ? [] : ['--import', HOLD_TOKEN_SAVE]), MAIN], {
     cwd: ROOT,
     stdio: 'pipe',
@@ -62,14 +62,7 @@ function startService(env: Record<string, string> = {}, preload?: 'rename' | 'wr
       PATH: process.env.PATH ?? '',
       ENV_FILE: join(dir, 'absent.env'),
       PORT: '0',
-      MEMBERSHIP_API_BASE: sandbox.url,
-      VIDEO_API_BASE: sandbox.url,
-      MEMBERSHIP_CLIENT_ID: credentials.clientId,
-      MEMBERSHIP_CLIENT_SECRET: credentials.clientSecret,
-      MEMBERSHIP_ACCESS_TOKEN: credentials.accessToken,
-      MEMBERSHIP_REFRESH_TOKEN: credentials.refreshToken,
-      MEMBERSHIP_CAMPAIGN_ID: credentials.campaignId,
-      MEMBERSHIP_WEBHOOK_SECRET: credentials.webhookSecret,
+      ...liveModeEnv(sandbox),
       MEMBERS_CONFIG: join(dir, 'members.json'),
       DATA_DIR: dataDir,
       REFRESH_INTERVAL_SECONDS: '0',

@@ -75,6 +75,36 @@ describe('TokenKeeper', () => {
     expect(refreshRequests().length).toBe(before + 1);
   });
 
+  it('the lead is the smaller of the leeway and 10 % of the lifetime: a short-lived token is not refreshed at every use', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = refreshRequests().length;
+    // Lifetime 100 s, 30 s left: the lead is 10 s, not 60 s, so no refresh yet.
+    const keeper = new TokenKeeper(newClient(), { initial: { access_token: 'short', refresh_token: 'r', expires_in: 100, expires_at: now + 30 } });
+    expect((await keeper.token()).token).toBe('short');
+    expect(keeper.refreshLeadMs(await keeper.current())).toBe(10_000);
+    expect(refreshRequests().length).toBe(before);
+    // 5 s left, inside the 10 s lead: refreshed.
+    const due = new TokenKeeper(newClient(), { initial: { access_token: 'due', refresh_token: 'r', expires_in: 100, expires_at: now + 5 } });
+    expect((await due.token()).token).not.toBe('due');
+    expect(refreshRequests().length).toBe(before + 1);
+    // A long lifetime keeps the 60 s cap; an unknown lifetime gets the leeway.
+    const long = new TokenKeeper(newClient(), { initial: { access_token: 'long', expires_in: 86_400, expires_at: now + 86_400 } });
+    expect(long.refreshLeadMs(await long.current())).toBe(60_000);
+    expect(long.refreshLeadMs(await new TokenKeeper(newClient(), { initial: { access_token: 'x' } }).current())).toBe(60_000);
+  });
+
+  it('a failed load (the store unreachable) is not kept: the next call loads again', async () => {
+    let failures = 1;
+    const store = new MemoryTokenStore();
+    await store.save({ access_token: 'stored' });
+    const flaky = Object.assign(Object.create(store) as MemoryTokenStore, {
+      load: () => (failures-- > 0 ? Promise.reject(new Error('store unreachable')) : store.load()),
+    });
+    const keeper = new TokenKeeper(newClient(), { store: flaky });
+    await expect(keeper.current()).rejects.toThrow('store unreachable');
+    expect((await keeper.current()).token).toBe('stored');
+  });
+
   it('refresh() calls made concurrently share one request', async () => {
     const keeper = new TokenKeeper(newClient(), { initial: { access_token: 'x', refresh_token: 'y' } });
     const before = refreshRequests().length;

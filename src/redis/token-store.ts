@@ -1,0 +1,267 @@
+/**
+ * The membership token in Redis, shared by every replica (REDIS_URL set), and the cross-replica
+ * single-flight refresh (`TokenStore.refreshShared`).
+ *
+ * The record is one hash: `token` (the token's JSON), `version` (incremented by every write) and
+ * `issued_at` (the token's issue time, seconds since the epoch: `expires_at − expires_in`, 0 when
+ * unknown). The refresh lock is a second key, `<record>:refresh-lock`, holding a random owner value
+ * with an expiry (SET NX PX); only its owner deletes it (compare-and-delete in Lua).
+ *
+ * A refresh, in one replica:
+ * 1. SET NX PX the lock. Not acquired: another replica is refreshing; poll until the record moves
+ *    (adopt its token) or the lock is gone (its holder died or failed: try to take it).
+ * 2. Under the lock, read the record. Another replica already rotated the held token → adopt the
+ *    stored one, no token-endpoint call. Otherwise the endpoint gets the stored refresh token, which
+ *    is the newest one anybody knows: a replica whose memory is stale never presents a retired one.
+ * 3. Save with a Lua compare-and-set: written only while the lock value is still ours and the
+ *    version is the one read in step 2 (fencing). A replica whose lock expired, or whose Redis was
+ *    restarted meanwhile, does not overwrite what another replica stored since; its token, valid
+ *    and held in memory, is offered instead under the seed rule below.
+ *
+ * Seed rule ("offer"): a token is written without the lock only if the record is absent or holds a
+ * token issued earlier (newest by issue time wins; a tie keeps the stored one). It is used for the
+ * migration from the token file, for a token held in memory when Redis comes back empty (it runs
+ * without persistence: a replica must not write an old token back over a newer one, and the newest
+ * held token must get back in), and for `save()` (a login, or a retry at shutdown).
+ *
+ * Why the lock outlives the token endpoint's deadline: a holder that is slow (not dead) keeps
+ * calling the endpoint until its deadline (UPSTREAM_TIMEOUT_MS); if the lock expired first, a second
+ * replica would present the same refresh token, and one of them would get `invalid_grant` — the
+ * authorization server retires a refresh token when it answers. See `refreshLockTtlMs`.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import { SEED_FINGERPRINT_KEY, type SharedRefresh, type TokenHash, type TokenStore } from '../oauth2/index.js';
+
+/**
+ * What the lock adds to the token endpoint's deadline: the read before the call and the save after
+ * it (one Redis command deadline each, 2 s by default) and the drift between Redis's expiry clock and
+ * ours.
+ */
+export const REFRESH_LOCK_MARGIN_MS = 5_000;
+
+/** The refresh lock's expiry for a token endpoint whose every call ends within `tokenEndpointDeadlineMs`. */
+export function refreshLockTtlMs(tokenEndpointDeadlineMs: number): number {
+  return tokenEndpointDeadlineMs + REFRESH_LOCK_MARGIN_MS;
+}
+
+export interface RedisTokenStoreOptions {
+  /** A connection from createRedisConnection (commands fail at once while Redis is down). */
+  connection: Redis;
+  /** The record's key (with REDIS_PREFIX); the lock is `<key>:refresh-lock`. */
+  key: string;
+  /** Expiry of the refresh lock: `refreshLockTtlMs(token endpoint deadline)`. */
+  lockTtlMs: number;
+  /** How often a replica waiting for another's refresh looks at the record (default 50 ms). */
+  pollIntervalMs?: number;
+  /**
+   * A token from elsewhere that seeds the record under the seed rule, before the first load and
+   * whenever the connection comes back (the token file of a single-process deployment).
+   */
+  seed?: () => Promise<TokenHash | null>;
+  logger?: Pick<Console, 'warn'>;
+}
+
+/** A waiting replica saw no new token within twice the lock's expiry. */
+export class RefreshLockTimeoutError extends Error {
+  override readonly name = 'RefreshLockTimeoutError';
+}
+
+interface StoredRecord {
+  token: TokenHash;
+  version: number;
+  issuedAt: number;
+}
+
+/** Written only while the lock holds our owner value and the version is the one we read. Returns the new version, or 0. */
+const SAVE_FENCED = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if version ~= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'token', ARGV[3], 'version', version + 1, 'issued_at', ARGV[4])
+return version + 1`;
+
+/** Written only if the record is absent or holds a token issued earlier. Returns the new version, or 0. */
+const OFFER = `
+local stored = redis.call('HGET', KEYS[1], 'issued_at')
+if stored and tonumber(stored) >= tonumber(ARGV[2]) then return 0 end
+local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'version', version + 1, 'issued_at', ARGV[2])
+return version + 1`;
+
+/** Deletes the lock only if it still holds our owner value. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** Issue time of a token hash in seconds since the epoch (`expires_at − expires_in`), 0 when it does not say. */
+export function issuedAtOf(token: TokenHash): number {
+  const expiresAt = Number(token.expires_at);
+  const expiresIn = Number(token.expires_in);
+  return Number.isFinite(expiresAt) && Number.isFinite(expiresIn) ? Math.max(0, Math.floor(expiresAt - expiresIn)) : 0;
+}
+
+/**
+ * Whether `held` must replace `stored`: it was issued later (Redis lost the newer record, e.g. a
+ * restart without persistence), or it is a configured seed (no issue time) other than the one the
+ * stored chain descends from (the operator put a new token in the configuration).
+ */
+function supersedes(held: TokenHash, stored: StoredRecord): boolean {
+  const issuedAt = issuedAtOf(held);
+  return issuedAt > stored.issuedAt || (issuedAt === 0 && held[SEED_FINGERPRINT_KEY] !== stored.token[SEED_FINGERPRINT_KEY]);
+}
+
+/** Whether the token's `expires_at` (seconds since the epoch) has passed: adopting it would only lead to a 401. */
+function expired(token: TokenHash): boolean {
+  const expiresAt = Number(token.expires_at);
+  return Number.isFinite(expiresAt) && expiresAt * 1000 <= Date.now();
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class RedisTokenStore implements TokenStore {
+  readonly key: string;
+  readonly lockKey: string;
+  readonly #redis: Redis;
+  readonly #lockTtlMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #seed: (() => Promise<TokenHash | null>) | undefined;
+  readonly #logger: Pick<Console, 'warn'>;
+  /** Lock owner values start with host and PID: an operator (or a test) sees which replica holds it. */
+  readonly #ownerPrefix = `${hostname()}:${process.pid}`;
+  /** The newest token this process has seen: offered again when Redis comes back (it may come back empty). */
+  #newest: TokenHash | undefined;
+
+  constructor(options: RedisTokenStoreOptions) {
+    this.#redis = options.connection;
+    this.key = options.key;
+    this.lockKey = `${options.key}:refresh-lock`;
+    this.#lockTtlMs = options.lockTtlMs;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.#seed = options.seed;
+    this.#logger = options.logger ?? console;
+    // 'ready' follows every (re)connection: Redis may have come back empty.
+    this.#redis.on('ready', () => {
+      this.reseed().catch(() => undefined);
+    });
+  }
+
+  /** Before the first load: the seed (token file) gets into Redis if Redis has nothing newer. */
+  async recover(): Promise<void> {
+    await this.reseed();
+  }
+
+  async load(): Promise<TokenHash | null> {
+    const record = await this.read();
+    if (record !== null) this.remember(record.token);
+    return record?.token ?? null;
+  }
+
+  /** Seed rule: written only if Redis holds nothing or an older token. */
+  async save(token: TokenHash): Promise<void> {
+    this.remember(token);
+    await this.offer(token);
+  }
+
+  async clear(): Promise<void> {
+    await this.#redis.del(this.key);
+  }
+
+  async refreshShared(held: TokenHash, rotate: (latest: TokenHash) => Promise<TokenHash>): Promise<SharedRefresh> {
+    this.remember(held);
+    // A holder's lock expires after lockTtlMs, so after twice that either this process got the lock or a new token appeared.
+    const deadline = performance.now() + 2 * this.#lockTtlMs;
+    for (;;) {
+      const owner = `${this.#ownerPrefix}:${randomUUID()}`;
+      if ((await this.#redis.set(this.lockKey, owner, 'PX', this.#lockTtlMs, 'NX')) === 'OK') {
+        try {
+          return await this.rotateLocked(owner, held, rotate);
+        } finally {
+          await this.#redis.eval(RELEASE, 1, this.lockKey, owner).catch(() => undefined);
+        }
+      }
+      const adopted = await this.awaitOtherRefresh(held, deadline);
+      if (adopted !== undefined) return { token: adopted, saved: true };
+      if (performance.now() >= deadline) throw new RefreshLockTimeoutError(`no token refresh finished within ${2 * this.#lockTtlMs} ms: another replica holds the lock`);
+    }
+  }
+
+  /** Step 2 and 3 of the refresh, under the lock `owner`. */
+  private async rotateLocked(owner: string, held: TokenHash, rotate: (latest: TokenHash) => Promise<TokenHash>): Promise<SharedRefresh> {
+    let record = await this.read();
+    if (record !== null && !supersedes(held, record) && record.token.access_token !== held.access_token && !expired(record.token)) {
+      // Another replica rotated it while this one waited for the lock: no token-endpoint call.
+      this.remember(record.token);
+      return { token: record.token, saved: true };
+    }
+    if (record === null || supersedes(held, record)) {
+      // Redis has nothing (first start, or it restarted empty) or an older chain: the held token is the newest known.
+      const version = await this.saveFenced(owner, record?.version ?? 0, held);
+      if (version === 0) throw new RefreshLockTimeoutError('the refresh lock was lost before the refresh began');
+      record = { token: held, version, issuedAt: issuedAtOf(held) };
+    }
+    const next = await rotate(record.token);
+    this.remember(next);
+    try {
+      if ((await this.saveFenced(owner, record.version, next)) > 0) return { token: next, saved: true };
+      // Fenced out: the lock expired or Redis restarted meanwhile. The token is valid (the endpoint
+      // just issued it); it goes in only if nothing newer is stored.
+      const offered = await this.offer(next);
+      this.#logger.warn(`token store: the refresh lock was lost during the refresh; the new token ${offered ? 'was stored as the newest' : 'is kept in memory (Redis holds a newer one)'}`);
+      return { token: next, saved: true };
+    } catch {
+      // Redis went away after the endpoint answered: the keeper holds the token and offers it again later.
+      return { token: next, saved: false };
+    }
+  }
+
+  /**
+   * Polls while another replica holds the lock. Returns the token it stored, or undefined once the
+   * lock is gone without a new token (the holder failed or died: the caller tries to take it).
+   */
+  private async awaitOtherRefresh(held: TokenHash, deadline: number): Promise<TokenHash | undefined> {
+    while (performance.now() < deadline) {
+      await sleep(this.#pollIntervalMs);
+      const [record, locked] = await Promise.all([this.read(), this.#redis.exists(this.lockKey)]);
+      if (record !== null && !supersedes(held, record) && record.token.access_token !== held.access_token) {
+        this.remember(record.token);
+        return record.token;
+      }
+      if (locked === 0) return undefined;
+    }
+    return undefined;
+  }
+
+  private async read(): Promise<StoredRecord | null> {
+    const [token, version, issuedAt] = await this.#redis.hmget(this.key, 'token', 'version', 'issued_at');
+    if (token == null) return null;
+    const parsed: unknown = JSON.parse(token);
+    if (typeof parsed !== 'object' || parsed === null || typeof (parsed as TokenHash).access_token !== 'string') {
+      throw new TypeError(`Redis key ${this.key} does not hold a token (an object with access_token)`);
+    }
+    return { token: parsed as TokenHash, version: Number(version ?? 0), issuedAt: Number(issuedAt ?? 0) };
+  }
+
+  private async saveFenced(owner: string, version: number, token: TokenHash): Promise<number> {
+    return Number(await this.#redis.eval(SAVE_FENCED, 2, this.key, this.lockKey, owner, String(version), JSON.stringify(token), String(issuedAtOf(token))));
+  }
+
+  private async offer(token: TokenHash): Promise<boolean> {
+    return Number(await this.#redis.eval(OFFER, 1, this.key, JSON.stringify(token), String(issuedAtOf(token)))) > 0;
+  }
+
+  private async reseed(): Promise<void> {
+    // An unreadable seed (a damaged token file) is reported, and does not keep the replica from Redis's token.
+    const seed = await this.#seed?.().catch((error: unknown) => {
+      this.#logger.warn(`token store: the seed token could not be read: ${(error as Error).message}`);
+      return null;
+    });
+    if (seed != null) await this.offer(seed);
+    if (this.#newest !== undefined) await this.offer(this.#newest);
+  }
+
+  private remember(token: TokenHash): void {
+    if (this.#newest === undefined || issuedAtOf(token) >= issuedAtOf(this.#newest)) this.#newest = token;
+  }
+}

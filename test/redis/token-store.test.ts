@@ -1,0 +1,281 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sandboxUpstream } from '../../src/app.js';
+import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore, MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
+import type { OAuth2Client, TokenHash } from '../../src/oauth2/index.js';
+import { closeRedisConnection, createRedisConnection, redisReachable } from '../../src/redis/connection.js';
+import { issuedAtOf, RedisTokenStore } from '../../src/redis/token-store.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { createSharedState, MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
+import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { describeWithBinary } from '../support/system-binary.js';
+
+/**
+ * The Redis token store (src/redis/token-store.ts) against a real redis-server and the sandbox's
+ * token endpoint, which rotates: a refresh token presented twice gets invalid_grant. Two stores on
+ * separate connections stand for two replicas.
+ */
+const quiet = { warn: () => undefined };
+
+const waitFor = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** A token hash issued `secondsAgo` before now, living an hour. */
+const tokenIssued = (name: string, secondsAgo: number): TokenHash => {
+  const issuedAt = Math.floor(Date.now() / 1000) - secondsAgo;
+  return { access_token: `access-${name}`, refresh_token: `refresh-${name}`, token_type: 'Bearer', expires_in: 3600, expires_at: issuedAt + 3600 };
+};
+
+describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas', (path) => {
+  let redis: RunningRedis;
+  let sandbox: RunningSandbox;
+  let keyCounter = 0;
+  let key: string;
+  const connections: Redis[] = [];
+  const clients: OAuth2Client[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedisServer(path);
+  });
+  afterAll(() => redis.stop());
+  // A sandbox per test: its documented refresh token is single-use, like any other.
+  beforeEach(async () => {
+    sandbox = await startSandbox({ seed: 14 });
+  });
+  afterEach(async () => {
+    await Promise.all(connections.splice(0).map(closeRedisConnection));
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await sandbox.close();
+    keyCounter += 1;
+  });
+
+  const connect = async (): Promise<Redis> => {
+    const connection = createRedisConnection({ url: redis.url, prefix: '' }, { maxReconnectDelayMs: 100 });
+    connections.push(connection);
+    await connection.connect();
+    return connection;
+  };
+
+  /** A replica's store; every test gets keys of its own. */
+  const replicaStore = async (options: { lockTtlMs?: number } = {}): Promise<RedisTokenStore> => {
+    key = `test:${keyCounter}:membership:token`;
+    return new RedisTokenStore({ connection: await connect(), key, lockTtlMs: options.lockTtlMs ?? 10_000, logger: quiet });
+  };
+
+  /** A replica's keeper, seeded with the sandbox's documented tokens (as every replica's .env is). */
+  const replicaKeeper = (store: RedisTokenStore) => {
+    const settings = sandboxUpstream(sandbox).membership;
+    const client = createMembershipOAuthClient(settings, { connection: { timeout: 5_000 } });
+    clients.push(client);
+    return createMembershipKeeper(client, settings, store);
+  };
+
+  const tokenEndpointCalls = async (): Promise<number> =>
+    ((await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as { requests: { token: number } }).requests.token;
+
+  const storedAccessToken = async (connection: Redis): Promise<string | undefined> => {
+    const token = await connection.hget(key, 'token');
+    return token === null ? undefined : (JSON.parse(token) as TokenHash).access_token;
+  };
+
+  it('two replicas refreshing at the same moment → exactly one token-endpoint call; both hold the new token, which Redis stores', async () => {
+    const [storeA, storeB] = [await replicaStore(), await replicaStore()];
+    const [a, b] = [replicaKeeper(storeA), replicaKeeper(storeB)];
+    await Promise.all([a.current(), b.current()]);
+    const before = await tokenEndpointCalls();
+    const [tokenA, tokenB] = await Promise.all([a.refresh(), b.refresh()]);
+    expect(await tokenEndpointCalls()).toBe(before + 1);
+    expect(tokenA.token).toBe(tokenB.token);
+    expect(tokenA.token).not.toBe(sandbox.credentials.accessToken);
+    expect(await storedAccessToken(connections[0] as Redis)).toBe(tokenA.token);
+    // Both keep working: the next refresh (by either) uses the stored, live refresh token.
+    const next = await b.refresh();
+    expect(await tokenEndpointCalls()).toBe(before + 2);
+    expect((await a.refresh()).token).toBe(next.token); // a adopts b's token: no call
+    expect(await tokenEndpointCalls()).toBe(before + 2);
+  });
+
+  it('a replica whose token in memory is stale adopts the stored one and never presents the retired refresh token', async () => {
+    const [storeA, storeB] = [await replicaStore(), await replicaStore()];
+    const [a, b] = [replicaKeeper(storeA), replicaKeeper(storeB)];
+    await a.refresh(); // seeds Redis and rotates once
+    const stale = await b.current(); // b loads the stored token...
+    const rotated = await a.refresh(); // ...which a rotates: b's refresh token is retired now
+    expect(stale.token).not.toBe(rotated.token);
+    const before = await tokenEndpointCalls();
+    const adopted = await b.refresh();
+    expect(adopted.token).toBe(rotated.token);
+    expect(await tokenEndpointCalls()).toBe(before); // no call, so no invalid_grant
+    // And b's next refresh presents the live refresh token: the endpoint answers with a new token.
+    const fresh = await b.refresh();
+    expect(fresh.token).not.toBe(rotated.token);
+    expect(await tokenEndpointCalls()).toBe(before + 1);
+  });
+
+  it('a save after the lock was lost is refused: the newer token another replica stored stays, and its lock is not released by the loser', async () => {
+    const connection = await connect();
+    const slow = await replicaStore({ lockTtlMs: 200 });
+    const other = new RedisTokenStore({ connection, key, lockTtlMs: 10_000, logger: quiet });
+    const seed = tokenIssued('seed', 100);
+    await other.save(seed);
+    const slowRefresh = slow.refreshShared(seed, async () => {
+      // The lock expires while the token endpoint is slow; another replica refreshes meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      return tokenIssued('slow', 50);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let otherHeldLock = false;
+    const fast = await other.refreshShared(seed, async (latest) => {
+      expect(latest.access_token).toBe('access-seed');
+      otherHeldLock = (await connection.get(other.lockKey))?.startsWith(`${hostname()}:${process.pid}:`) ?? false;
+      return tokenIssued('fast', 0);
+    });
+    expect(otherHeldLock).toBe(true);
+    expect(fast.token.access_token).toBe('access-fast');
+    // A third replica takes the lock before the slow one finishes: the slow one must not delete it.
+    await connection.set(other.lockKey, 'third-replica', 'PX', 10_000);
+    const lost = await slowRefresh;
+    expect(lost.token.access_token).toBe('access-slow'); // valid, held in memory by that replica
+    expect(await storedAccessToken(connection)).toBe('access-fast');
+    expect(await connection.get(other.lockKey)).toBe('third-replica');
+  });
+
+  it('the lock holder finds in Redis a token another replica rotated after its read: it adopts it, no endpoint call', async () => {
+    const connection = await connect();
+    const store = await replicaStore();
+    await store.save(tokenIssued('old', 100));
+    await new RedisTokenStore({ connection, key, lockTtlMs: 10_000, logger: quiet }).refreshShared(tokenIssued('old', 100), () => Promise.resolve(tokenIssued('new', 0)));
+    let called = false;
+    const result = await store.refreshShared(tokenIssued('old', 100), () => {
+      called = true;
+      return Promise.resolve(tokenIssued('newer', 0));
+    });
+    expect(called).toBe(false);
+    expect(result.token.access_token).toBe('access-new');
+  });
+
+  it('the lock holder finds an expired token another replica stored: it refreshes that one (its refresh token is the live one) instead of adopting it', async () => {
+    const store = await replicaStore();
+    const expiredToken = (name: string, secondsAgo: number): TokenHash => ({ ...tokenIssued(name, secondsAgo), expires_in: 60, expires_at: Math.floor(Date.now() / 1000) - secondsAgo + 60 });
+    await store.save(expiredToken('other', 200));
+    const presented: string[] = [];
+    const result = await store.refreshShared(expiredToken('mine', 300), (latest) => {
+      presented.push(String(latest.refresh_token));
+      return Promise.resolve(tokenIssued('next', 0));
+    });
+    expect(presented).toEqual(['refresh-other']);
+    expect(result.token.access_token).toBe('access-next');
+  });
+
+  it('Redis restarted empty: the newest token held in memory gets back in, an older one never overwrites it', async () => {
+    const [storeA, storeB] = [await replicaStore(), await replicaStore()];
+    const [connectionA] = connections as [Redis];
+    const older = tokenIssued('older', 100);
+    await storeB.save(older); // b last saw this one
+    const newest = await storeA.refreshShared(older, () => Promise.resolve(tokenIssued('newest', 10)));
+    expect(newest.token.access_token).toBe('access-newest');
+    await redis.restart();
+    await waitFor('both replicas reconnected', () => connections.every(redisReachable));
+    // On reconnecting each store offers the newest token it has seen: a's wins, b's older one is refused.
+    await waitFor('the newest token is back in Redis', async () => (await storedAccessToken(connectionA)) === 'access-newest');
+    await storeB.save(older);
+    expect(await storedAccessToken(connectionA)).toBe('access-newest');
+    // b, holding the older token, adopts the newest without calling the endpoint.
+    let called = false;
+    const adopted = await storeB.refreshShared(older, () => {
+      called = true;
+      return Promise.resolve(tokenIssued('never', 0));
+    });
+    expect(called).toBe(false);
+    expect(adopted.token.access_token).toBe('access-newest');
+  });
+
+  it('Redis down: the token in memory is used while valid; a refresh is refused at once, without a token-endpoint call; after Redis returns it refreshes', async () => {
+    const store = await replicaStore();
+    const keeper = replicaKeeper(store);
+    const held = await keeper.refresh();
+    await redis.stop();
+    try {
+      await waitFor('the replica saw Redis go', () => !connections.every(redisReachable));
+      expect((await keeper.token()).token).toBe(held.token);
+      const before = await tokenEndpointCalls();
+      const started = Date.now();
+      await expect(keeper.refresh()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await tokenEndpointCalls()).toBe(before);
+      expect((await keeper.token()).token).toBe(held.token);
+    } finally {
+      await redis.restart();
+    }
+    await waitFor('reconnected', () => connections.every(redisReachable));
+    const before = await tokenEndpointCalls();
+    const next = await keeper.refresh(); // the store put the held token back in on reconnecting
+    expect(next.token).not.toBe(held.token);
+    expect(await tokenEndpointCalls()).toBe(before + 1);
+  });
+
+  describe('migration from the token file (createSharedState)', () => {
+    let dataDir: string;
+    beforeAll(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'redis-migration-'));
+    });
+    afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+    it('seeds an empty Redis with the token file; a newer token already in Redis wins over the file', async () => {
+      const prefix = `migration:${keyCounter}:`;
+      await createMembershipTokenStore(dataDir).save(tokenIssued('file', 100));
+      const settings = { url: redis.url, prefix };
+      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: quiet });
+      try {
+        await shared.tokenStore.recover?.();
+        expect((await shared.tokenStore.load())?.access_token).toBe('access-file');
+        await shared.tokenStore.save(tokenIssued('redis-newer', 10));
+      } finally {
+        await shared.close();
+      }
+      const again = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: quiet });
+      try {
+        await again.tokenStore.recover?.();
+        expect((await again.tokenStore.load())?.access_token).toBe('access-redis-newer');
+        expect(again.redisHealth()).toEqual({ reachable: true, lastError: null });
+      } finally {
+        await again.close();
+      }
+      const connection = await connect();
+      expect(await connection.exists(`${prefix}${MEMBERSHIP_TOKEN_KEY}`)).toBe(1);
+    });
+  });
+
+  it('a token file that does not parse is reported and does not keep the replica from the token in Redis', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'redis-bad-seed-'));
+    const warnings: string[] = [];
+    try {
+      await writeFile(join(dataDir, MEMBERSHIP_TOKEN_FILE), '{"not":"a token"}');
+      const settings = { url: redis.url, prefix: `bad-seed:${keyCounter}:` };
+      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: { warn: (line: string) => warnings.push(line) } });
+      try {
+        await shared.tokenStore.save(tokenIssued('in-redis', 10));
+        await shared.tokenStore.recover?.();
+        expect((await shared.tokenStore.load())?.access_token).toBe('access-in-redis');
+        expect(warnings.join('\n')).toContain('the seed token could not be read');
+      } finally {
+        await shared.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('issue time of a token hash: expires_at − expires_in, 0 when unknown', () => {
+    expect(issuedAtOf({ access_token: 'a', expires_at: 1_000_100, expires_in: 100 })).toBe(1_000_000);
+    expect(issuedAtOf({ access_token: 'a' })).toBe(0);
+  });
+});
