@@ -31,6 +31,7 @@ import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
 import { debugEnabled, MemoryTokenStore } from './oauth2/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
+import { createSharedState } from './shared-state.js';
 
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
@@ -130,21 +131,22 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const keeper = createMembershipKeeper(membershipClient, upstream.membership, tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });
   const video = { ...upstream.video, requestTimeoutMs: upstreamTimeoutMs };
   const storeLogger = logger.child({ component: 'snapshot-store' });
+  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
+  const shared = await createSharedState(config, { dataDir, eventsLogSize: eventSettings.logSize, sandbox: sandbox !== undefined, logger: logger.child({ component: 'shared-state' }) });
   const store = new SnapshotStore({
     sources: {
       membership: observeSource(createMembershipSource({ apiBase: upstream.membership.apiBase, campaignId: upstream.membership.campaignId, keeper }), observer),
       video: observeSource(createVideoMembersSource(video), observer),
       stats: observeSource(createVideoStatsSource(video), observer),
     },
-    dataDir,
+    ...shared.snapshots,
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
     logger: storeLogger,
   });
   store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
-  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
-  const events = new ChannelEventLog({ store, maxEntries: eventSettings.logSize, logger });
+  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
@@ -200,6 +202,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
+    await shared.close();
     throw error;
   }
 
@@ -233,6 +236,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
           },
         ],
         ['the snapshot writes', () => store.close()],
+        ['the shared state connections', () => shared.close()],
         ['the upstream connections', () => keeper.client.close()],
         ['the sandbox', async () => sandbox?.close()],
       ]);
