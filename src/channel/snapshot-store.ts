@@ -389,8 +389,10 @@ export class SnapshotStore {
     const state: SourceState<SourceSnapshots[K]> = this.#states[source];
     const computed: { previous: SourceSnapshots[K] | null; current: SourceSnapshots[K] | null } = { previous: null, current: null };
     const write = await shared.update(source, (stored) => {
-      computed.previous = stored === null ? null : this.#parseShared(source, stored.json);
-      computed.current = next(computed.previous, stored?.version ?? 0);
+      const parsed = stored === null ? null : this.#parseShared(source, stored.json);
+      // With nothing shared (Redis emptied), the write replaces what this process has in memory.
+      computed.previous = parsed ?? state.snapshot;
+      computed.current = next(parsed, stored?.version ?? 0);
       return computed.current === null ? null : JSON.stringify(computed.current);
     });
     const { previous, current } = computed;
@@ -463,14 +465,14 @@ export class SnapshotStore {
   /**
    * Shared mode: stores a fetched snapshot unless another process wrote the source while it was being
    * fetched (a webhook there: the fetch may predate it, so the shared snapshot is kept and the next
-   * refresh brings the rest).
+   * refresh brings the rest). An empty shared store (Redis restarted without persistence) takes it.
    */
   async #commitFetched<K extends SourceName>(source: K, fetched: SourceSnapshots[K]): Promise<SourceSnapshots[K]> {
     const state: SourceState<SourceSnapshots[K]> = this.#states[source];
     state.stale = false;
     state.lastError = null;
     const written = await this.#writeShared(source, (_stored, storedVersion) =>
-      storedVersion === state.version && !state.changedElsewhereDuringFetch ? fetched : null);
+      (storedVersion === state.version || storedVersion === 0) && !state.changedElsewhereDuringFetch ? fetched : null);
     if (!written) await this.#pull(source);
     return state.snapshot ?? fetched;
   }
