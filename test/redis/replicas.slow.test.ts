@@ -1,4 +1,9 @@
+import { print } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { SupporterChangedDocument } from '../../src/client/graphql.js';
 import type { ChannelEvent } from '../../src/channel/supporter-events.js';
 import type { Redis } from 'ioredis';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';
@@ -27,6 +32,32 @@ async function commandCounts(connection: Redis): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(match[1]!, Number(match[2]));
   return counts;
+}
+
+type SupporterChangedResult = { data?: { supporterChanged: { id: string; change: string } } | null };
+
+/** `supporterChanged` on one replica over GraphQL SSE (graphql-sse) or GraphQL over WebSocket (graphql-ws). */
+function subscribeToSupporters(url: string, transport: 'sse' | 'ws') {
+  const query = print(SupporterChangedDocument);
+  const ws = transport === 'ws' ? createWsClient({ url: `${url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 }) : undefined;
+  const iterator = ws !== undefined
+    ? ws.iterate<SupporterChangedResult['data']>({ query })
+    : createSseClient({ url: `${url}/graphql`, retryAttempts: 0 }).iterate<SupporterChangedResult['data']>({ query });
+  const received: Array<[id: string, change: string]> = [];
+  const done = (async () => {
+    try {
+      for await (const result of iterator) {
+        const event = (result as SupporterChangedResult).data?.supporterChanged;
+        if (event) received.push([event.id, event.change]);
+      }
+    } finally {
+      await ws?.dispose();
+    }
+  })();
+  return { received, stop: async () => {
+    await iterator.return?.();
+    await done;
+  } };
 }
 
 describeWithBinary(REDIS_SERVER, 'three replicas sharing snapshots, caches and events through a real redis-server', (path) => {
@@ -73,6 +104,10 @@ describeWithBinary(REDIS_SERVER, 'three replicas sharing snapshots, caches and e
     const received = set.replicas.map(() => [] as ChannelEvent[]);
     const unsubscribe = set.replicas.map((replica, index) => replica.events.subscribe((event) => received[index]!.push(event)));
     const resumeFrom = b.events.lastEventId;
+    const overSse = subscribeToSupporters(b.url, 'sse');
+    const overWs = subscribeToSupporters(c.url, 'ws');
+    // Subscribed once the server registered both (one listener each, besides this test's own).
+    await within(() => b.events.listenerCount === 2 && c.events.listenerCount === 2, 'both subscriptions registered');
     try {
       const newcomer = memberWithStatus(set.sandbox, 'former_patron', 1);
       const tiers = set.sandbox.datasets.membership.tiers;
@@ -106,8 +141,14 @@ describeWithBinary(REDIS_SERVER, 'three replicas sharing snapshots, caches and e
       }
       await reader.cancel();
       for (const id of ids) expect(text).toContain(`id: ${id}\n`);
+      // The graph's subscriptions on B (SSE) and C (WebSocket) got the same events, same ids.
+      await within(() => overSse.received.length >= 3 && overWs.received.length >= 3, 'the subscriptions on B and C');
+      const expected = ids.map((id, index) => [id, ['JOINED', 'UPDATED', 'LEFT'][index]]);
+      expect(overSse.received).toEqual(expected);
+      expect(overWs.received).toEqual(expected);
     } finally {
       for (const stop of unsubscribe) stop();
+      await Promise.all([overSse.stop(), overWs.stop()]);
     }
   });
 
