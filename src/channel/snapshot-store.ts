@@ -471,8 +471,19 @@ export class SnapshotStore {
     const state: SourceState<SourceSnapshots[K]> = this.#states[source];
     state.stale = false;
     state.lastError = null;
-    const written = await this.#writeShared(source, (_stored, storedVersion) =>
-      (storedVersion === state.version || storedVersion === 0) && !state.changedElsewhereDuringFetch ? fetched : null);
+    let written: boolean;
+    try {
+      written = await this.#writeShared(source, (_stored, storedVersion) =>
+        (storedVersion === state.version || storedVersion === 0) && !state.changedElsewhereDuringFetch ? fetched : null);
+    } catch (error) {
+      if (state.snapshot !== null) throw error;
+      // Nothing to serve yet and the shared store unreachable: serve this fetch from memory (the shared
+      // snapshot replaces it, or it seeds the shared store, when the connection comes back).
+      this.#logger.warn(`snapshot store: serving the ${source} snapshot unshared, the shared store is unreachable: ${describeError(error)}`);
+      state.snapshot = fetched;
+      this.#emit(source, { previous: null, current: fetched });
+      return fetched;
+    }
     if (!written) await this.#pull(source);
     return state.snapshot ?? fetched;
   }

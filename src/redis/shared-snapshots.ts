@@ -71,16 +71,20 @@ export function createRedisSharedSnapshots(options: RedisSharedSnapshotsOptions)
     if (source !== undefined && isSourceName(source) && by !== writer) notify(source);
   };
   let subscribed = false;
-  // The first `ready` subscribes; every later one is a reconnection (ioredis resubscribes by itself),
-  // after which anything may have changed unseen: every source is read again.
+  const notifyAll = (): void => {
+    for (const source of SOURCE_NAMES) notify(source);
+  };
+  // The first `ready` subscribes; every later one is a reconnection (ioredis resubscribes by itself).
+  // Either way, changes made before this moment were not heard: every source is read again.
   const onReady = (): void => {
     if (subscribed) {
-      for (const source of SOURCE_NAMES) notify(source);
+      notifyAll();
       return;
     }
     subscriber.subscribe(channel).then(
       () => {
         subscribed = true;
+        notifyAll();
       },
       () => {
         // The connection dropped before SUBSCRIBE was answered: the next `ready` tries again.

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ChannelEvent } from '../../src/channel/supporter-events.js';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';
 import { memberWithStatus } from '../events/event-harness.js';
-import { sandboxControl } from '../http/harness.js';
+import { createChannelApp } from '../../src/app.js';
+import { liveUpstream, makeDataDir, sandboxControl, silentLogger, testConfig } from '../http/harness.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { describeWithBinary } from '../support/system-binary.js';
 import { startReplicaSet, within, type ReplicaSet } from './replica-set.js';
@@ -102,5 +103,26 @@ describeWithBinary(REDIS_SERVER, 'Redis stopped and restarted (empty) under roun
       for (const stop of unsubscribe) stop();
     }
     expect(load.failures).toEqual([]);
+  }, 90_000);
+
+  it('a replica started while Redis is down serves from its upstream, then joins the shared snapshots when Redis is back', async () => {
+    await redis.stop();
+    const dataDir = await makeDataDir();
+    const late = await createChannelApp(testConfig(dataDir.path, liveUpstream(set.sandbox), { redis: { url: redis.url, prefix: PREFIX } }), { logger: silentLogger });
+    try {
+      const cold = await fetch(`${late.url}/membership/pledges`);
+      expect(cold.status).toBe(200);
+      await cold.arrayBuffer();
+      await redis.restart();
+      // A webhook on another replica after the restart reaches the late one: it subscribed when Redis came back.
+      const newcomer = memberWithStatus(set.sandbox, 'former_patron', 3);
+      const tier = set.sandbox.datasets.membership.tiers[1]!;
+      await within(async () => (await webhookStatus(set, set.replicas[0]!.url, 'members:pledge:create', newcomer.id, tier.id)) === 204, 'the webhook accepted', 20_000);
+      await within(async () => (await (await fetch(`${late.url}/membership/pledges`)).text()).includes(newcomer.id), 'the webhook on the late replica', 20_000);
+      expect(await webhookStatus(set, set.replicas[0]!.url, 'members:pledge:delete', newcomer.id)).toBe(204);
+    } finally {
+      await late.close();
+      await dataDir.remove();
+    }
   }, 90_000);
 });
