@@ -121,11 +121,15 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // the sandbox's tokens die with it, so they are not persisted.
   const dataDir = sandbox !== undefined ? join(config.dataDir, 'sandbox') : config.dataDir;
   const upstreamTimeoutMs = config.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
   // Files under DATA_DIR, or Redis when REDIS_URL is set: decided there, and nowhere else.
   const shared = await createSharedState(config, {
-    dataDir, sandbox: sandbox !== undefined, tokenEndpointDeadlineMs: upstreamTimeoutMs, logger: logger.child({ component: 'shared-state' }),
+    dataDir,
+    sandbox: sandbox !== undefined,
+    tokenEndpointDeadlineMs: upstreamTimeoutMs,
+    eventsLogSize: eventSettings.logSize,
+    logger: logger.child({ component: 'shared-state' }),
   });
-  const { tokenStore } = shared;
 
   const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
@@ -134,7 +138,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // OAUTH_DEBUG=true: the client's debug lines (already redacted by src/oauth2/redact.ts) at debug level.
   const oauthLogger = logger.child({ component: 'oauth2' }, debugEnabled() ? { level: 'debug' } : {});
   const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs }, logger: oauthLogger });
-  const keeper = createMembershipKeeper(membershipClient, upstream.membership, tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });
+  const keeper = createMembershipKeeper(membershipClient, upstream.membership, shared.tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });
   const video = { ...upstream.video, requestTimeoutMs: upstreamTimeoutMs };
   const storeLogger = logger.child({ component: 'snapshot-store' });
   const store = new SnapshotStore({
@@ -143,15 +147,14 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
       video: observeSource(createVideoMembersSource(video), observer),
       stats: observeSource(createVideoStatsSource(video), observer),
     },
-    dataDir,
+    ...shared.snapshots,
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
     logger: storeLogger,
   });
   store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
-  const eventSettings = { ...DEFAULT_EVENTS_SETTINGS, ...config.events };
-  const events = new ChannelEventLog({ store, maxEntries: eventSettings.logSize, logger });
+  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;

@@ -1,69 +1,102 @@
 /**
- * The one place that decides where state shared between replicas lives: REDIS_URL unset → in this
- * process and under DATA_DIR (one replica); set → in Redis (src/redis/), for several replicas.
- * Nothing else in the code knows which is in use: it gets the interfaces below.
+ * The one place that decides where the state replicas share lives: REDIS_URL unset → this process
+ * alone (the membership token and the snapshots in files under DATA_DIR, events numbered in memory);
+ * set → Redis (src/redis/), so that several replicas refresh one token, serve one snapshot, invalidate
+ * each other's caches and stream the same events. Nothing else in the service knows which one is in
+ * use: the token keeper, the snapshot store and the event log get their seams (TokenStore,
+ * SharedSnapshots, RefreshLease, EventJournal) from here.
  */
 import type { Redis } from 'ioredis';
 import { createMembershipTokenStore } from './channel/membership-oauth.js';
+import type { SnapshotStoreOptions } from './channel/snapshot-store.js';
+import { createLocalEventJournal, type EventJournal } from './channel/supporter-events.js';
 import type { ChannelConfig } from './config.js';
 import { MemoryTokenStore, type TokenStore } from './oauth2/index.js';
-import { closeRedisConnection, createRedisConnection, prefixedKey } from './redis/connection.js';
+import { closeRedisConnection, createRedisConnection, prefixedKey, type RedisSettings } from './redis/connection.js';
+import { createRedisEventJournal, READ_BLOCK_MS } from './redis/event-journal.js';
 import { watchRedisHealth, type RedisHealth } from './redis/health.js';
+import { createRedisSharedSnapshots } from './redis/shared-snapshots.js';
 import { RedisTokenStore, refreshLockTtlMs } from './redis/token-store.js';
 
 export type { RedisHealth } from './redis/health.js';
 
-export interface SharedState {
-  /** Where the membership token is kept; a shared one also makes its refresh single-flight across replicas. */
-  tokenStore: TokenStore;
-  /** Redis reachability for GET /healthz; undefined without REDIS_URL. */
-  redisHealth: () => RedisHealth | undefined;
-  /** Closes the Redis connections (after the token keeper's drain). */
-  close(): Promise<void>;
-}
+type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
 
 export interface SharedStateOptions {
-  /** DATA_DIR, or its sandbox subdirectory: where the embedded state lives and the token file to migrate from. */
+  /** DATA_DIR, or its sandbox subdirectory: where one process keeps its state, and the token file to migrate from. */
   dataDir: string;
-  /** The platforms are the in-process sandbox: its tokens live and die with this process, never shared. */
+  /** The platforms are the in-process sandbox: its tokens live and die with this process, and its made-up data is kept apart from real data. */
   sandbox: boolean;
   /** Deadline of one token-endpoint call (UPSTREAM_TIMEOUT_MS): the refresh lock outlives it. */
   tokenEndpointDeadlineMs: number;
-  logger?: Pick<Console, 'warn'>;
+  /** EVENTS_LOG_SIZE: events kept for replay. */
+  eventsLogSize: number;
+  logger: Logger;
+}
+
+export interface SharedState {
+  /** Where the membership token is kept; a shared one also makes its refresh single-flight across replicas. */
+  tokenStore: TokenStore;
+  /** Where the snapshot store keeps snapshots and who refreshes them. */
+  snapshots: Pick<SnapshotStoreOptions, 'dataDir' | 'shared' | 'lease'>;
+  /** Where events get their ids and come from. */
+  events: EventJournal;
+  /** Redis reachability for GET /healthz; undefined without REDIS_URL. */
+  redisHealth: () => RedisHealth | undefined;
+  /** Closes the connections: after the token keeper's drain, the snapshot store and the event log. */
+  close(): Promise<void>;
 }
 
 /** Key of the membership token record under REDIS_PREFIX. */
 export const MEMBERSHIP_TOKEN_KEY = 'membership:token';
 
 /**
- * Resolves once the Redis connection is up or its first attempt has failed (within the connect
- * deadline): a replica starts, and serves what it has, while Redis is down, and reconnects later.
+ * Resolves once the Redis connections are up or their first attempt has failed (within the connect
+ * deadline): a replica starts, and serves what it has, while Redis is down, and catches up later.
  */
 export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, options: SharedStateOptions): Promise<SharedState> {
   const fileStore = createMembershipTokenStore(options.dataDir);
-  const { redis } = config;
-  if (redis === undefined) {
-    return { tokenStore: options.sandbox ? new MemoryTokenStore() : fileStore, redisHealth: () => undefined, close: () => Promise.resolve() };
+  if (config.redis === undefined) {
+    return {
+      tokenStore: options.sandbox ? new MemoryTokenStore() : fileStore,
+      snapshots: { dataDir: options.dataDir },
+      events: createLocalEventJournal(),
+      redisHealth: () => undefined,
+      close: () => Promise.resolve(),
+    };
   }
-  const connections: Redis[] = [createRedisConnection(redis, { connectionName: 'channel-graph:tokens' })];
-  const [commands] = connections as [Redis];
+  const settings: RedisSettings = { ...config.redis, prefix: options.sandbox ? `${config.redis.prefix}sandbox:` : config.redis.prefix };
+  const connection = createRedisConnection(settings, { connectionName: 'channel-graph:state' });
+  // A subscribed connection runs no other command, and a blocking read holds its connection: one each.
+  const subscriber = createRedisConnection(settings, { connectionName: 'channel-graph:changes' });
+  const reader = createRedisConnection(settings, { connectionName: 'channel-graph:events', commandTimeoutMs: READ_BLOCK_MS + 2_000 });
+  const connections: Redis[] = [connection, subscriber, reader];
   const redisHealth = watchRedisHealth(connections);
-  await commands.connect().catch(() => undefined);
+  // Unreachable at start: the replica starts anyway (from its upstreams) and catches up when Redis is back.
+  await Promise.all([connection, reader].map((redis) => redis.connect().catch(() => {})));
   const tokenStore = options.sandbox
     ? new MemoryTokenStore()
     : new RedisTokenStore({
-        connection: commands,
-        key: prefixedKey(redis, MEMBERSHIP_TOKEN_KEY),
+        connection,
+        key: prefixedKey(settings, MEMBERSHIP_TOKEN_KEY),
         lockTtlMs: refreshLockTtlMs(options.tokenEndpointDeadlineMs),
         // Migration: the token file of a one-process deployment seeds Redis (newest by issue time wins). It is only read.
         seed: () => fileStore.load(),
-        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        logger: options.logger,
       });
+  const snapshots = createRedisSharedSnapshots({ settings, connection, subscriber });
+  const events = await createRedisEventJournal({ settings, connection, reader, maxEntries: options.eventsLogSize, logger: options.logger });
   return {
     tokenStore,
+    snapshots: { shared: snapshots, lease: snapshots },
+    events,
     redisHealth,
-    close: async () => {
-      await Promise.all(connections.map(closeRedisConnection));
+    async close() {
+      snapshots.close();
+      events.close();
+      // The blocking read has nothing worth waiting for.
+      reader.disconnect(false);
+      await Promise.all([closeRedisConnection(connection), closeRedisConnection(subscriber)]);
     },
   };
 }

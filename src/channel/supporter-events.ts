@@ -1,11 +1,14 @@
 import type { StatsSnapshot, Supporter, SupportersSnapshot } from './models.js';
-import type { Served, SnapshotStore, SourceName, SourceSnapshots } from './snapshot-store.js';
+import type { SnapshotStore, SnapshotWrite, SourceName } from './snapshot-store.js';
 
 /**
- * Live events: every snapshot change the store reports (webhook, refresh) is diffed against the
- * previous snapshot of that source, and each difference becomes one event with an increasing id,
- * appended to a log bounded in entries. Subscribers (GraphQL subscriptions, GET /events) are called
- * synchronously, in order; a client that reconnects replays what it missed from the log.
+ * Live events: every snapshot change this process writes (webhook, refresh) is diffed against the
+ * snapshot it replaced, and each difference becomes one event. A journal gives the events their
+ * increasing ids and delivers them, in order, to the log of every process that shares it (one
+ * process: at once; several replicas: through Redis, so that a change diffed on one replica reaches
+ * subscribers on all and ids are unique across them). The log keeps the last events, bounded in
+ * entries; subscribers (GraphQL subscriptions, GET /events) are called synchronously, in order; a
+ * client that reconnects replays what it missed from the log.
  */
 
 /** What happened to a supporter between two snapshots. */
@@ -64,11 +67,55 @@ export function statsChanged(previous: StatsSnapshot, next: StatsSnapshot): bool
   return previous.subscribers !== next.subscribers;
 }
 
+/** An event before the journal gives it its id. */
+export type UnnumberedEvent = Omit<SupporterChangeEvent, 'id'> | Omit<StatsChangeEvent, 'id'>;
+
+/**
+ * Where events get their ids and from where they are delivered. Ids are decimal integers, each one
+ * more than the previous (a jump tells the log that it missed some).
+ */
+export interface EventJournal {
+  /** The id events continue from, and the newest events already in the journal (oldest first). */
+  readonly start: { lastId: number; recent: readonly ChannelEvent[] };
+  /** Numbers `events` and delivers them (to every process sharing the journal), in order. */
+  append(events: readonly UnnumberedEvent[]): void;
+  /** Calls `deliver` with every event appended from now on, in id order, until the returned function is called. */
+  open(deliver: (event: ChannelEvent) => void): () => void;
+}
+
+/**
+ * The journal of one process: ids start at the time it was created, in microseconds
+ * (`Date.now() * 1000`), then +1 per event: they increase within a run and across restarts (unless a
+ * run averaged more than 1,000 events per millisecond), so an id from a previous run is older than the
+ * log and gets a reset rather than a wrong replay. Delivery is synchronous.
+ */
+export function createLocalEventJournal(now: () => number = Date.now): EventJournal {
+  let lastId = now() * 1000;
+  let deliver: ((event: ChannelEvent) => void) | undefined;
+  return {
+    start: { lastId, recent: [] },
+    append(events) {
+      for (const event of events) {
+        lastId += 1;
+        deliver?.({ ...event, id: String(lastId) });
+      }
+    },
+    open(listener) {
+      deliver = listener;
+      return () => {
+        deliver = undefined;
+      };
+    },
+  };
+}
+
 /** What the log needs of the snapshot store. */
-export type EventSourceStore = Pick<SnapshotStore, 'current' | 'onChange'>;
+export type EventSourceStore = Pick<SnapshotStore, 'onChange'>;
 
 export interface ChannelEventLogOptions {
   store: EventSourceStore;
+  /** Where ids come from and events are delivered from; default a journal of this process alone. */
+  journal?: EventJournal;
   /** Events kept for replay (EVENTS_LOG_SIZE); default 1,000. */
   maxEntries?: number;
   /** Clock of `at` and of the id base; default Date.now. */
@@ -83,12 +130,7 @@ export const RESET = 'reset';
 
 export type EventListener = (event: ChannelEvent) => void;
 
-/**
- * The event log of one process. Ids are decimal integers starting at the start time in microseconds
- * (`Date.now() * 1000`), then +1 per event: they increase within a run and across restarts (unless a
- * run averaged more than 1,000 events per millisecond), so an id from a previous run is older than
- * the log and gets a reset rather than a wrong replay.
- */
+/** The event log of one process: the last events of its journal, for replay, and their subscribers. */
 export class ChannelEventLog {
   /** A ring: the event with id N is at N % maxEntries. */
   readonly #entries: Array<ChannelEvent | undefined>;
@@ -99,22 +141,31 @@ export class ChannelEventLog {
   readonly #listeners = new Map<EventListener, (() => void) | undefined>();
   readonly #now: () => number;
   readonly #logger: Pick<Console, 'error'>;
-  readonly #previous: { [K in SourceName]: Served<SourceSnapshots[K]> | null };
-  readonly #store: EventSourceStore;
-  /** Id of the last event appended (the base when there is none yet). */
+  readonly #journal: EventJournal;
+  /** Id of the last event received (the journal's start when there is none yet). */
   #lastId: number;
   #unsubscribe: (() => void) | undefined;
+  #closeJournal: (() => void) | undefined;
 
   constructor(options: ChannelEventLogOptions) {
-    this.#store = options.store;
     this.#maxEntries = options.maxEntries ?? DEFAULT_EVENTS_LOG_SIZE;
     if (!Number.isSafeInteger(this.#maxEntries) || this.#maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
     this.#entries = new Array<ChannelEvent | undefined>(this.#maxEntries);
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? console;
-    this.#lastId = this.#now() * 1000;
-    this.#previous = { membership: this.#store.current('membership'), video: this.#store.current('video'), stats: this.#store.current('stats') };
-    this.#unsubscribe = this.#store.onChange((source) => this.#observe(source));
+    this.#journal = options.journal ?? createLocalEventJournal(this.#now);
+    const { lastId, recent } = this.#journal.start;
+    this.#lastId = recent[0] === undefined ? lastId : Number(recent[0].id) - 1;
+    for (const event of recent) this.#receive(event);
+    if (lastId > this.#lastId) {
+      // The journal numbered events it no longer holds: none before `lastId` can be replayed.
+      this.#size = 0;
+      this.#lastId = lastId;
+    }
+    this.#closeJournal = this.#journal.open((event) => this.#receive(event));
+    this.#unsubscribe = options.store.onChange((source, written) => {
+      if (written !== undefined) this.#observe(source, written);
+    });
   }
 
   /** The id of the newest event (or of the log's start when there is none): what a client resumes from. */
@@ -159,38 +210,35 @@ export class ChannelEventLog {
   close(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    this.#closeJournal?.();
+    this.#closeJournal = undefined;
     const closing = [...this.#listeners.values()];
     this.#listeners.clear();
     for (const onClose of closing) onClose?.();
   }
 
-  #observe(source: SourceName): void {
+  /** Diffs a change this process wrote; another process's changes are diffed by the one that wrote them. */
+  #observe(source: SourceName, { previous, current }: SnapshotWrite): void {
+    // The first snapshot of a source is where observation starts, not a change.
+    if (previous === null) return;
     const at = new Date(this.#now()).toISOString();
     if (source === 'stats') {
-      const [before, after] = this.#advance('stats');
-      if (before && after && statsChanged(before, after)) this.#append({ type: 'stats', id: '', stats: after, at });
+      const [before, after] = [previous as StatsSnapshot, current as StatsSnapshot];
+      if (statsChanged(before, after)) this.#journal.append([{ type: 'stats', stats: after, at }]);
       return;
     }
-    const [before, after] = this.#advance(source);
-    // The first snapshot of a source is where observation starts, not a change.
-    if (!before || !after) return;
-    for (const difference of diffSupporters(before, after)) this.#append({ type: 'supporter', id: '', ...difference, at });
+    const differences = diffSupporters(previous as SupportersSnapshot, current as SupportersSnapshot);
+    if (differences.length > 0) this.#journal.append(differences.map((difference) => ({ type: 'supporter', ...difference, at })));
   }
 
-  /** The previous and the current snapshot of `source`; the current one becomes the previous. */
-  #advance<K extends SourceName>(source: K): [SourceSnapshots[K] | undefined, SourceSnapshots[K] | undefined] {
-    // A mapped type indexed by a generic key is only readable: write through the key's own view.
-    const previousOf = this.#previous as Record<K, Served<SourceSnapshots[K]> | null>;
-    const previous = previousOf[source];
-    const next = this.#store.current(source);
-    previousOf[source] = next;
-    return [previous?.data, next?.data];
-  }
-
-  #append(event: ChannelEvent): void {
-    this.#lastId += 1;
-    event.id = String(this.#lastId);
-    this.#entries[this.#lastId % this.#maxEntries] = event;
+  #receive(event: ChannelEvent): void {
+    const id = Number(event.id);
+    // Ids older than the newest are repeats (a journal re-reading after a reconnect); a jump forward
+    // means events this process never got: what is before it cannot be replayed any more.
+    if (id <= this.#lastId) return;
+    if (id !== this.#lastId + 1) this.#size = 0;
+    this.#lastId = id;
+    this.#entries[id % this.#maxEntries] = event;
     this.#size = Math.min(this.#size + 1, this.#maxEntries);
     for (const listener of this.#listeners.keys()) {
       try {

@@ -18,7 +18,7 @@ import { describeWithBinary } from '../support/system-binary.js';
  * token endpoint, which rotates: a refresh token presented twice gets invalid_grant. Two stores on
  * separate connections stand for two replicas.
  */
-const quiet = { warn: () => undefined };
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const waitFor = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
   const started = Date.now();
@@ -233,7 +233,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       const prefix = `migration:${keyCounter}:`;
       await createMembershipTokenStore(dataDir).save(tokenIssued('file', 100));
       const settings = { url: redis.url, prefix };
-      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: quiet });
+      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, eventsLogSize: 100, logger: quiet });
       try {
         await shared.tokenStore.recover?.();
         expect((await shared.tokenStore.load())?.access_token).toBe('access-file');
@@ -241,7 +241,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       } finally {
         await shared.close();
       }
-      const again = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: quiet });
+      const again = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, eventsLogSize: 100, logger: quiet });
       try {
         await again.tokenStore.recover?.();
         expect((await again.tokenStore.load())?.access_token).toBe('access-redis-newer');
@@ -260,7 +260,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     try {
       await writeFile(join(dataDir, MEMBERSHIP_TOKEN_FILE), '{"not":"a token"}');
       const settings = { url: redis.url, prefix: `bad-seed:${keyCounter}:` };
-      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, logger: { warn: (line: string) => warnings.push(line) } });
+      const shared = await createSharedState({ redis: settings }, { dataDir, sandbox: false, tokenEndpointDeadlineMs: 1_000, eventsLogSize: 100, logger: { ...quiet, warn: (line: string) => warnings.push(line) } });
       try {
         await shared.tokenStore.save(tokenIssued('in-redis', 10));
         await shared.tokenStore.recover?.();
