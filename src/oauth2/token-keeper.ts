@@ -91,16 +91,23 @@ export class TokenKeeper {
 
   /**
    * The token held now (loaded from the store or `initial` on first use), without refreshing it. A
-   * failed load (the store is unreachable) is not kept: the next call loads again.
+   * failed load (the store is unreachable) is not kept: the next call loads again; meanwhile
+   * `initial`, when given, stands in.
    */
   current(): Promise<AccessToken> {
     if (this.#current !== undefined) return this.#current;
     const loading = this.load();
-    this.#current = loading;
-    loading.catch(() => {
-      if (this.#current === loading) this.#current = undefined;
-    });
-    return loading;
+    const token = loading.then((loaded) => loaded.token);
+    this.#current = token;
+    loading.then(
+      (loaded) => {
+        if (!loaded.kept && this.#current === token) this.#current = undefined;
+      },
+      () => {
+        if (this.#current === token) this.#current = undefined;
+      },
+    );
+    return token;
   }
 
   /**
@@ -201,12 +208,23 @@ export class TokenKeeper {
     return hash;
   }
 
-  private async load(): Promise<AccessToken> {
-    await this.#store?.recover?.();
-    const stored = await this.#store?.load();
-    if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) return this.fromStored(stored);
+  /** The token to hold, and whether to keep it (false: a stand-in while the store is unreachable). */
+  private async load(): Promise<{ token: AccessToken; kept: boolean }> {
+    let stored: TokenHash | null | undefined;
+    try {
+      await this.#store?.recover?.();
+      stored = await this.#store?.load();
+    } catch (error) {
+      // The store is unreachable (a shared store during an outage). With an `initial` token the
+      // caller is served with it meanwhile, not kept: the next call reads the store again. A refresh
+      // still goes through the store, which adopts a newer token found there, so the initial refresh
+      // token is never presented once it has been rotated.
+      if (this.#initial === undefined) throw error;
+      return { token: AccessToken.fromHash(this.client, this.#initial), kept: false };
+    }
+    if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) return { token: this.fromStored(stored), kept: true };
     if (this.#initial === undefined) throw new TypeError('TokenKeeper has no token: give `initial` or a store holding one');
-    return AccessToken.fromHash(this.client, this.#initial);
+    return { token: AccessToken.fromHash(this.client, this.#initial), kept: true };
   }
 
   /** The token of a stored hash (the seed fingerprint is adopted, not passed to the token). */

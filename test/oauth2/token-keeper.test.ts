@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '../../src/oauth2/index.js';
+import { AccessToken, FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '../../src/oauth2/index.js';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 /**
@@ -103,6 +103,22 @@ describe('TokenKeeper', () => {
     const keeper = new TokenKeeper(newClient(), { store: flaky });
     await expect(keeper.current()).rejects.toThrow('store unreachable');
     expect((await keeper.current()).token).toBe('stored');
+  });
+
+  it('while the store is unreachable, `initial` stands in without being kept: the store is read again at the next call', async () => {
+    let reachable = false;
+    const store = new MemoryTokenStore();
+    const flaky = Object.assign(Object.create(store) as MemoryTokenStore, {
+      load: () => (reachable ? store.load() : Promise.reject(new Error('store unreachable'))),
+    });
+    const initial = { access_token: 'seed', refresh_token: 'seed-refresh' };
+    const keeper = new TokenKeeper(newClient(), { store: flaky, initial });
+    expect((await keeper.current()).token).toBe('seed');
+    // Another process rotated the token meanwhile; once the store answers, its token wins.
+    const rotated = new TokenKeeper(newClient(), { store, initial });
+    await rotated.replace(AccessToken.fromHash(newClient(), { access_token: 'rotated', refresh_token: 'r2' }));
+    reachable = true;
+    expect((await keeper.current()).token).toBe('rotated');
   });
 
   it('refresh() calls made concurrently share one request', async () => {

@@ -92,8 +92,8 @@ describeWithBinary(REDIS_SERVER, 'the app with REDIS_URL: token in Redis, Redis 
   it('close() ends the app’s Redis connection after the token keeper’s drain', async () => {
     await until('the observer is connected', () => Promise.resolve(observer.status === 'ready'));
     const names = async (): Promise<string> => String(await observer.call('CLIENT', 'LIST'));
-    expect(await names()).toContain('name=channel-graph:tokens');
+    expect(await names()).toContain('name=channel-graph:state');
     await app.close();
-    expect(await names()).not.toContain('name=channel-graph:tokens');
+    expect(await names()).not.toContain('name=channel-graph:state');
   });
 });
