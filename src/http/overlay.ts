@@ -28,7 +28,7 @@ const FILES: ReadonlyArray<readonly [path: string, file: string, contentType: st
  * The page runs only its own script and stylesheet and talks only to this origin (GET /events):
  * injected markup (a supporter's name is platform data) could neither run nor send anything.
  */
-export const OVERLAY_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'";
+export const OVERLAY_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 
 const HEADERS = {
   'content-security-policy': OVERLAY_CONTENT_SECURITY_POLICY,
