@@ -1,17 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OVERLAY_CONTENT_SECURITY_POLICY, OVERLAY_DIR } from '../../src/http/overlay.js';
-import { startSandboxApp } from '../http/harness.js';
+import { useSandboxApp } from './event-harness.js';
 
 /** GET /overlay: the static page of examples/overlay/, from memory, with its security headers. */
-let harness: Awaited<ReturnType<typeof startSandboxApp>>;
-let url: string;
-
-beforeAll(async () => {
-  harness = await startSandboxApp();
-  url = harness.app.url;
-});
-afterAll(() => harness.close());
+const started = useSandboxApp();
 
 describe('GET /overlay', () => {
   it.each([
@@ -20,7 +13,7 @@ describe('GET /overlay', () => {
     ['/overlay/overlay.js', 'overlay.js', 'text/javascript; charset=utf-8'],
     ['/overlay/overlay.css', 'overlay.css', 'text/css; charset=utf-8'],
   ])('%s serves examples/overlay/%s as it is (nothing injected, so no secret), with CSP, nosniff and an ETag', async (path, file, contentType) => {
-    const answer = await fetch(`${url}${path}?platform=membership`);
+    const answer = await fetch(`${started.url}${path}?platform=membership`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe(contentType);
     expect(answer.headers.get('content-security-policy')).toBe(OVERLAY_CONTENT_SECURITY_POLICY);
@@ -28,7 +21,7 @@ describe('GET /overlay', () => {
     expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
     expect(answer.headers.get('cache-control')).toBe('no-cache');
     expect(Buffer.from(await answer.arrayBuffer()).equals(await readFile(`${OVERLAY_DIR!}/${file}`))).toBe(true);
-    const revalidated = await fetch(`${url}${path}`, { headers: { 'if-none-match': answer.headers.get('etag')! } });
+    const revalidated = await fetch(`${started.url}${path}`, { headers: { 'if-none-match': answer.headers.get('etag')! } });
     expect(revalidated.status).toBe(304);
   });
 
@@ -39,13 +32,13 @@ describe('GET /overlay', () => {
   });
 
   it('refuses other methods with 405, and any other path under /overlay with 404 (nothing else is read from the disk)', async () => {
-    const post = await fetch(`${url}/overlay`, { method: 'POST' });
+    const post = await fetch(`${started.url}/overlay`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     for (const path of ['/overlay/index.html', '/overlay/../package.json', '/overlay/%2e%2e/package.json', '/overlay/overlay.js/']) {
-      expect((await fetch(`${url}${path}`)).status, path).toBe(404);
+      expect((await fetch(`${started.url}${path}`)).status, path).toBe(404);
     }
-    const head = await fetch(`${url}/overlay`, { method: 'HEAD' });
+    const head = await fetch(`${started.url}/overlay`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
   });
