@@ -22,6 +22,12 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly' } },
   },
   {
+    // The overlay's page script, served to browsers as it is (no build step).
+    files: ['examples/overlay/**/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'module', globals: { document: 'readonly', location: 'readonly', EventSource: 'readonly', URLSearchParams: 'readonly' } },
+  },
+  {
     // src/lib: small utilities every layer may import, so they import nothing else of ours.
     files: ['src/lib/**/*.ts'],
     rules: {

@@ -16,8 +16,10 @@ import {
 } from './config.js';
 import { createChannelGraphHandler } from './graphql/channel-graph.js';
 import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
+import { createGraphStreamLimit } from './graphql/streamed-responses.js';
 import { createGraphWebSocketServer } from './graphql/websocket.js';
 import { createEventStreamHandler } from './http/event-stream.js';
+import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
@@ -112,8 +114,11 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
 export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
-  // Reads the store's health at every scrape; the store exists by the time anything scrapes.
-  const metrics = createMetrics({ snapshots: () => store.health() });
+  // Read at every scrape; the store and the event transports exist by the time anything scrapes.
+  const metrics = createMetrics({
+    snapshots: () => store.health(),
+    eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
+  });
   const observer = { logger: logger.child({ component: 'upstream' }), metrics, tracer };
   const sandbox = config.upstream.mode === 'sandbox' ? await startSandbox(options.sandbox) : undefined;
   const upstream = sandbox !== undefined ? sandboxUpstream(sandbox) : (config.upstream as Exclude<ChannelConfig['upstream'], { mode: 'sandbox' }>);
@@ -173,8 +178,12 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const graphSockets = createGraphWebSocketServer({
     graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
   });
+  // Subscriptions over SSE (and multipart) on /graphql: bounded like GET /events and the WebSockets.
+  const graphStreams = createGraphStreamLimit(eventSettings.maxStreams);
+  const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
   const operations = createOperationsEndpoints({ metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
-  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS]);
+  const overlay = createOverlayHandler();
+  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
     const url = request.url ?? '/';
@@ -182,8 +191,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     return knownPaths.has(pathname) ? pathname : '(unmatched)';
   };
   const handle: RequestListener = (request, response) => {
-    if (isGraphRequest(request)) graph.requestListener(request, response);
-    else if (!operations(request, response)) rest(request, response);
+    if (isGraphRequest(request)) graphListener(request, response);
+    else if (!operations(request, response) && !overlay(request, response)) rest(request, response);
   };
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
@@ -233,6 +242,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
           () => {
             // Closing the log completes every subscription and ends every GET /events response.
             eventStream.close();
+            graphStreams.close();
             events.close();
             return graphSockets.close();
           },

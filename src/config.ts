@@ -91,7 +91,7 @@ export interface ChannelConfig {
 export interface EventsSettings {
   /** EVENTS_LOG_SIZE: events kept for clients that resume with Last-Event-ID. */
   logSize: number;
-  /** EVENTS_MAX_STREAMS: GET /events streams open at once, and graphql-ws connections open at once (each). */
+  /** EVENTS_MAX_STREAMS: GET /events streams, streamed /graphql answers (GraphQL over SSE) and graphql-ws connections open at once (each). */
   maxStreams: number;
 }
 
@@ -162,7 +162,7 @@ export const CHANNEL_SETTINGS = {
     max: 1_000_000,
     expected: 'a number of streams 0-1000000 (0 turns the streams off)',
     default: DEFAULT_EVENTS_SETTINGS.maxStreams,
-    description: 'GET /events streams and graphql-ws connections open at once (each).',
+    description: 'GET /events streams, GraphQL-over-SSE streams on /graphql and graphql-ws connections open at once (each).',
   }),
   redisUrl: urlOf({
     name: 'REDIS_URL',

@@ -79,7 +79,7 @@ try {
   process.stderr.write(`could not start: ${reason}\n`);
   process.exit(1);
 }
-logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, operations: /readyz /metrics)`);
+logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`);
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);

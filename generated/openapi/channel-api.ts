@@ -92,6 +92,54 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (text exposition format 0.0.4).
+         * @description HTTP requests by route and status with durations, GraphQL operations by name, type and
+         *     outcome with durations, upstream fetches by source and outcome with durations, token
+         *     refreshes by outcome, snapshot age and staleness per source, response-cache lookups, open
+         *     live-event streams by transport (`channel_event_subscribers`), and the Node process metrics.
+         *     Open unless `METRICS_TOKEN` is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a load balancer should send traffic to this process (readiness probe).
+         * @description 200 once every source has a snapshot — or once the cold-start deadline (30 s) has passed, so
+         *     that one upstream down at start does not keep a replica out forever (its reads answer 503
+         *     with Retry-After meanwhile). 503 naming what it waits for before that, and from the moment
+         *     the process starts shutting down (SIGTERM), while requests in flight finish. `/healthz` is
+         *     the liveness probe: it stays 200.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/video/members": {
         parameters: {
             query?: never;
@@ -155,6 +203,15 @@ export type components = {
         };
         /** @enum {string} */
         MembershipWebhookEvent: "members:pledge:create" | "members:pledge:update" | "members:pledge:delete";
+        NotReady: {
+            /**
+             * @description What the process waits for (the sources without a snapshot), or `shutting down`.
+             * @example waiting for the first snapshot of video, stats
+             */
+            reason: string;
+            /** @constant */
+            status: "not ready";
+        };
         /** @description Problem details (RFC 9457). */
         Problem: {
             detail: string;
@@ -167,6 +224,10 @@ export type components = {
              * @default about:blank
              */
             type: string;
+        };
+        Ready: {
+            /** @constant */
+            status: "ready";
         };
         /** @description Present when REDIS_URL is set. Unreachable Redis makes `status` `degraded`; reads go on from memory (and /readyz stays ready). */
         RedisHealth: {
@@ -469,6 +530,68 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             503: components["responses"]["UpstreamUnavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, as Prometheus scrapes them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request does not carry it as a bearer token. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="metrics"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            /** @description Not ready (waiting for the first snapshots, or shutting down); `reason` says which. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReady"];
+                };
+            };
             default: components["responses"]["Problem"];
         };
     };

@@ -11,6 +11,7 @@ import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createResponseCache } from './response-cache.js';
+import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
 import { createGraphServer } from './server.js';
@@ -95,6 +96,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     ...(options.limits === false ? [] : useLimits(settings)),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
+    useStreamedResponses(),
     ...(graphiql ? [graphiql.plugin] : []),
     {
       onDispose: () => {

@@ -88,9 +88,24 @@ export function toSupporterEventBody(event: Extract<ChannelEvent, { type: 'suppo
 }
 
 /** One event in the text/event-stream format; `data` is one line of JSON (JSON.stringify escapes newlines). */
-function frame(event: ChannelEvent): string {
+function formatFrame(event: ChannelEvent): string {
   const data = event.type === 'supporter' ? toSupporterEventBody(event) : toStatsBody(event.stats, false);
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The frame of an event, serialised once for every stream that carries it (a thousand overlays
+ * share one string, not a thousand JSON.stringify calls). Events are immutable, so a frame never
+ * goes stale; the WeakMap lets it go with its event when the log drops it.
+ */
+const frames = new WeakMap<ChannelEvent, string>();
+function frame(event: ChannelEvent): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = formatFrame(event);
+    frames.set(event, text);
+  }
+  return text;
 }
 
 function resetFrame(lastEventId: string): string {

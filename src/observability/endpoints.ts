@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { components } from '../../generated/openapi/channel-api.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import type { ChannelMetrics } from './metrics.js';
 import type { ReadinessProbe } from './readiness.js';
@@ -43,7 +44,8 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
     }
     if (pathname === '/readyz') {
       const state = readiness.check();
-      sendJson(response, state.ready ? 200 : 503, state.ready ? { status: 'ready' } : { status: 'not ready', reason: state.reason });
+      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready' } : { status: 'not ready', reason: state.reason };
+      sendJson(response, state.ready ? 200 : 503, body);
       return true;
     }
     if (!authorized(request)) {

@@ -25,8 +25,22 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** Label sets kept for reuse; methods, routes and statuses are few, so this is never reached in practice. */
+const MAX_LABEL_SETS = 1_000;
+
 export function observeRequests(listener: RequestListener, options: RequestObserverOptions): RequestListener {
   const { logger, metrics, tracer, routeOf } = options;
+  // One label object per method, route and status, built once: the hot path allocates none.
+  const labelSets = new Map<string, Record<'method' | 'route' | 'status', string>>();
+  const labelsOf = (method: string, route: string, status: number): Record<'method' | 'route' | 'status', string> => {
+    const key = `${method} ${route} ${status}`;
+    let labels = labelSets.get(key);
+    if (labels === undefined) {
+      labels = { method, route, status: String(status) };
+      if (labelSets.size < MAX_LABEL_SETS) labelSets.set(key, labels);
+    }
+    return labels;
+  };
   return (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
@@ -40,7 +54,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
     response.once('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const status = response.statusCode;
-      const labels = { method, route, status: String(status) };
+      const labels = labelsOf(method, route, status);
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
       if (span !== undefined) {
@@ -49,8 +63,9 @@ export function observeRequests(listener: RequestListener, options: RequestObser
         span.end();
       }
       // A connection closed before the answer was complete is reported as such.
-      const complete = response.writableFinished;
-      logger.info({ requestId, method, route, status, durationMs: Math.round(seconds * 1e4) / 10, ...(complete ? {} : { aborted: true }) }, 'request');
+      const durationMs = Math.round(seconds * 1e4) / 10;
+      if (response.writableFinished) logger.info({ requestId, method, route, status, durationMs }, 'request');
+      else logger.info({ requestId, method, route, status, durationMs, aborted: true }, 'request');
     });
     if (span === undefined) listener(request, response);
     else context.with(trace.setSpan(context.active(), span), () => listener(request, response));

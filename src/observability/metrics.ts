@@ -17,6 +17,9 @@ export const OTHER_OPERATION = '(other)';
 
 export type Outcome = 'ok' | 'error';
 
+/** The transports of the live events: GET /events, GraphQL over SSE, GraphQL over WebSocket. */
+export type EventTransport = 'events' | 'graphql-sse' | 'graphql-ws';
+
 export interface ChannelMetrics {
   readonly registry: Registry;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
@@ -34,6 +37,8 @@ export interface ChannelMetrics {
 export interface CreateMetricsOptions {
   /** The snapshot health to report (age, staleness) at every scrape. */
   snapshots: () => Record<SourceName, SourceHealth>;
+  /** The open event streams per transport (a WebSocket connection counts once, whatever it subscribes to). */
+  eventSubscribers?: () => Record<EventTransport, number>;
   /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
   processMetrics?: boolean;
 }
@@ -62,6 +67,19 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       for (const [source, health] of Object.entries(snapshots())) this.set({ source }, health.stale ? 1 : 0);
     },
   });
+
+  const { eventSubscribers } = options;
+  if (eventSubscribers !== undefined) {
+    new Gauge({
+      name: 'channel_event_subscribers',
+      help: 'Open live-event streams, by transport (events: GET /events; graphql-sse: streamed answers of /graphql; graphql-ws: WebSocket connections)',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        for (const [transport, open] of Object.entries(eventSubscribers())) this.set({ transport }, open);
+      },
+    });
+  }
 
   const knownOperations = new Set<string>();
   return {

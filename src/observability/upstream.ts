@@ -1,6 +1,9 @@
 /**
  * Upstream fetches and token refreshes, observed: one log line, metrics and (for fetches) a client
- * span each. A refresh's line carries its outcome and duration, never a token.
+ * span each. A fetch's line carries its source, outcome, upstream status (of a failure), duration and
+ * `retry`: how many fetches of the source failed in a row just before it (0: not a retry), so an
+ * operator sees a source that keeps failing without correlating lines. A refresh's line carries its
+ * outcome and duration, never a token.
  */
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { UpstreamError, type UpstreamSource } from '../channel/upstream.js';
@@ -20,17 +23,20 @@ const milliseconds = (started: number): number => Math.round((performance.now() 
 /** The same source, its every fetch (all the requests of one snapshot) logged, counted and traced. */
 export function observeSource<T>(source: UpstreamSource<T>, options: UpstreamObserverOptions): UpstreamSource<T> {
   const { logger, metrics, tracer } = options;
+  let failedInARow = 0;
   return {
     name: source.name,
     fetch: (signal) =>
       withSpan(tracer, `upstream ${source.name}`, { kind: SpanKind.CLIENT, attributes: { 'channel.source': source.name } }, async () => {
         const started = performance.now();
+        const retry = failedInARow;
         try {
           const snapshot = await source.fetch(signal);
           const durationMs = milliseconds(started);
           metrics.upstreamCalls.inc({ source: source.name, outcome: 'ok' });
           metrics.upstreamDuration.observe({ source: source.name, outcome: 'ok' }, durationMs / 1000);
-          logger.info({ source: source.name, outcome: 'ok', durationMs }, 'upstream fetch');
+          failedInARow = 0;
+          logger.info({ source: source.name, outcome: 'ok', durationMs, retry }, 'upstream fetch');
           return snapshot;
         } catch (error) {
           const durationMs = milliseconds(started);
@@ -38,7 +44,8 @@ export function observeSource<T>(source: UpstreamSource<T>, options: UpstreamObs
           metrics.upstreamDuration.observe({ source: source.name, outcome: 'error' }, durationMs / 1000);
           // UpstreamError messages never hold a token, key, cookie or URL with credentials (upstream.ts).
           const status = error instanceof UpstreamError ? error.status : undefined;
-          logger.warn({ source: source.name, outcome: 'error', ...(status === undefined ? {} : { status }), durationMs, error: (error as Error).message }, 'upstream fetch');
+          failedInARow = retry + 1;
+          logger.warn({ source: source.name, outcome: 'error', ...(status === undefined ? {} : { status }), durationMs, retry, error: (error as Error).message }, 'upstream fetch');
           throw error;
         }
       }),

@@ -1,5 +1,35 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { ChannelConfig } from '../../src/config.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { sandboxControl } from '../http/harness.js';
+import { untilFetched } from '../graphql/graph-harness.js';
+import { sandboxControl, startSandboxApp } from '../http/harness.js';
+
+type StartedSandboxApp = Awaited<ReturnType<typeof startSandboxApp>>;
+
+/**
+ * The app in sandbox mode for the tests of one file: started (every source fetched) before them,
+ * closed after them. Call at the top of the file; read `app` and `url` inside the tests.
+ */
+export function useSandboxApp(overrides: Partial<ChannelConfig> = {}): { readonly app: StartedSandboxApp['app']; readonly url: string } {
+  let started: StartedSandboxApp | undefined;
+  beforeAll(async () => {
+    started = await startSandboxApp({}, overrides);
+    await untilFetched(started.app);
+  });
+  afterAll(() => started?.close());
+  const running = (): StartedSandboxApp => {
+    if (started === undefined) throw new Error('useSandboxApp: the app runs only inside the tests');
+    return started;
+  };
+  return {
+    get app() {
+      return running().app;
+    },
+    get url() {
+      return running().app.url;
+    },
+  };
+}
 
 /**
  * The sandbox's webhook robot sends correctly signed membership webhooks to the app: one create, one

@@ -123,6 +123,12 @@ export class OpenApiResponseValidator {
     }
     if (observed.method.toUpperCase() === 'HEAD') return errors;
     if (contentType === 'text/event-stream') return [...errors, ...this.#validateEventStream(where, observed.body)];
+    const schemaPointer = `${pointerBase}/content/${contentType.replace('/', '~1')}/schema`;
+    // A text body (text/plain: /metrics) is validated as the string it is.
+    if (!contentType.endsWith('json')) {
+      if (!this.#ajv.validate(this.#schemaRef(schemaPointer), observed.body)) errors.push(`${where}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
+      return errors;
+    }
     let body: unknown;
     try {
       body = JSON.parse(observed.body);
@@ -130,7 +136,6 @@ export class OpenApiResponseValidator {
       errors.push(`${where}: the body is not JSON`);
       return errors;
     }
-    const schemaPointer = `${pointerBase}/content/${contentType.replace('/', '~1')}/schema`;
     if (!this.#ajv.validate(this.#schemaRef(schemaPointer), body)) {
       errors.push(`${where}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
     }

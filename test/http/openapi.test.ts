@@ -1,5 +1,10 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import { listen } from '../../src/lib/listen.js';
+import { createOperationsEndpoints } from '../../src/observability/endpoints.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { createReadinessProbe } from '../../src/observability/readiness.js';
 import { signWebhookBody, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig, validator } from './harness.js';
 
@@ -26,6 +31,12 @@ afterAll(async () => {
   await dataDir.remove();
 });
 
+const guardedOperations = createOperationsEndpoints({
+  metrics: createMetrics({ snapshots: () => ({}) as never, processMetrics: false }),
+  readiness: createReadinessProbe(() => ({}) as never, 0),
+  metricsToken: 'metrics-token-Hq4',
+});
+
 function webhook(event: string, body: string, signature: string | null = signWebhookBody(body, sandbox.credentials.webhookSecret)) {
   return request(app.url, 'POST', '/membership/webhook', {
     headers: { 'content-type': 'application/json', 'x-patreon-event': event, ...(signature === null ? {} : { 'x-patreon-signature': signature }) },
@@ -45,7 +56,8 @@ describe('openapi/channel-api.yaml', () => {
   });
 
   it('every response of every endpoint conforms, and every declared response is produced', async () => {
-    // 503: no snapshot yet and the upstream is down (reads and a webhook that needs a first fetch).
+    // 503: no snapshot yet and the upstream is down (reads, readiness and a webhook that needs a first fetch).
+    expect((await request(app.url, 'GET', '/readyz')).status).toBe(503);
     for (const path of ['/membership/pledges', '/video/members', '/video/stats']) expect((await request(app.url, 'GET', path)).status).toBe(503);
     const member = JSON.stringify({ data: { type: 'member', id: 'x', attributes: {} } });
     expect((await webhook('members:pledge:delete', member)).status).toBe(503);
@@ -86,6 +98,17 @@ describe('openapi/channel-api.yaml', () => {
     expect((await request(app.url, 'GET', '/events')).status).toBe(503);
     stream.abort();
     expect((await request(app.url, 'GET', '/events?lastEventId=x')).status).toBe(400);
+
+    expect((await request(app.url, 'GET', '/readyz')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/metrics')).status).toBe(200);
+    // METRICS_TOKEN set: the same endpoints, behind the bearer token.
+    const guarded = await listen(createServer((req, res) => void (guardedOperations(req, res) || res.writeHead(404).end())));
+    try {
+      expect((await request(guarded.url, 'GET', '/metrics')).status).toBe(401);
+      expect((await request(guarded.url, 'GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-Hq4' } })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
 
     expect((await request(app.url, 'GET', '/')).status).toBe(404);
     expect((await request(app.url, 'GET', '/video/stats/')).status).toBe(404);

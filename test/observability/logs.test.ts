@@ -54,7 +54,7 @@ describe('the log: JSON lines', () => {
     const { app, dataDir, log } = await startApp();
     await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
     expect(linesWith(log.lines, 'upstream fetch')).toEqual(
-      expect.arrayContaining([expect.objectContaining({ component: 'upstream', source: 'video', outcome: 'ok', durationMs: expect.any(Number) })]),
+      expect.arrayContaining([expect.objectContaining({ component: 'upstream', source: 'video', outcome: 'ok', durationMs: expect.any(Number), retry: 0 })]),
     );
     expect(linesWith(log.lines, 'snapshot changed')).toEqual(
       expect.arrayContaining([expect.objectContaining({ component: 'snapshot-store', source: 'stats', fetchedAt: expect.any(String), stale: false })]),
@@ -70,7 +70,15 @@ describe('the log: JSON lines', () => {
 
     await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 503 });
     await expect(app.store.refresh('stats')).rejects.toThrow();
-    expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ level: 40, source: 'stats', outcome: 'error', status: 503 });
+    expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ level: 40, source: 'stats', outcome: 'error', status: 503, retry: 0 });
+    // `retry`: the failed fetches of the source in a row before this one; a success starts again at 0.
+    await expect(app.store.refresh('stats')).rejects.toThrow();
+    expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ source: 'stats', outcome: 'error', retry: 1 });
+    await sandboxControl(sandbox, 'DELETE', 'faults');
+    await app.store.refresh('stats');
+    expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ source: 'stats', outcome: 'ok', retry: 2 });
+    await app.store.refresh('stats');
+    expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ source: 'stats', outcome: 'ok', retry: 0 });
   });
 });
 

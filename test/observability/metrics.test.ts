@@ -1,27 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import WebSocket from 'ws';
+import { describe, expect, it, vi } from 'vitest';
+import type { ChannelApp } from '../../src/app.js';
 import type { ChannelConfig } from '../../src/config.js';
 import { createMetrics, MAX_OPERATION_NAMES, OTHER_OPERATION } from '../../src/observability/metrics.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { liveUpstream, makeDataDir, sandboxControl, silentLogger, testConfig } from '../http/harness.js';
+import { sandboxControl, testConfig } from '../http/harness.js';
+import { useLiveApps } from './live-app.js';
 
-let sandbox: RunningSandbox;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeEach(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-  await sandbox.close();
-});
+const live = useLiveApps();
 
 async function startApp(overrides: Partial<ChannelConfig> = {}, { refresh = true } = {}): Promise<ChannelApp> {
-  const dataDir = await makeDataDir();
-  const app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), overrides), { logger: silentLogger });
-  cleanups.push(async () => {
-    await app.close().catch(() => undefined);
-    await dataDir.remove();
-  });
+  const app = await live.startApp(overrides);
   if (refresh) await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
   return app;
 }
@@ -50,9 +38,9 @@ describe('GET /metrics: Prometheus text', () => {
     // The response cache keeps an answer from its request's second occurrence on: the third is a hit.
     for (let index = 0; index < 3; index += 1) expect((await graphql(app, 'query Totals { stats { subscribers } }')).status).toBe(200);
     expect((await graphql(app, 'query Broken { supporter(id: "no-such-id") { name } }')).status).toBe(200);
-    await sandboxControl(sandbox, 'POST', 'expire-tokens');
+    await sandboxControl(live.sandbox(), 'POST', 'expire-tokens');
     await app.store.refresh('membership');
-    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 500 });
+    await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'video', status: 500 });
     await expect(app.store.refresh('video')).rejects.toThrow();
 
     const text = await scrape(app);
@@ -77,21 +65,58 @@ describe('GET /metrics: Prometheus text', () => {
   });
 
   it('an operation whose result has errors counts as outcome="error", one refused before execution not at all; a failed token refresh counts as a failure', async () => {
-    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 500 });
+    await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'video', status: 500 });
     const app = await startApp({ graph: { ...testConfig('').graph, responseCache: false } }, { refresh: false });
     await vi.waitFor(() => expect(app.store.health().stats.lastError).not.toBeNull(), { timeout: 10_000 });
     const unavailable = (await (await graphql(app, 'query Stats { stats { subscribers } }')).json()) as { errors?: unknown[] };
     expect(unavailable.errors).toHaveLength(1);
     expect((await graphql(app, 'query Unknown { noSuchField }')).status).toBe(200);
-    await sandboxControl(sandbox, 'POST', 'faults', { target: 'token', status: 500 });
+    await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'token', status: 500 });
     await app.store.read('membership');
-    await sandboxControl(sandbox, 'POST', 'expire-tokens');
+    await sandboxControl(live.sandbox(), 'POST', 'expire-tokens');
     await expect(app.store.refresh('membership')).rejects.toThrow();
 
     const text = await scrape(app);
     expect(sample(text, 'graphql_operations_total{operation="Stats",type="query",outcome="error"}')).toBe(1);
     expect(text).not.toContain('operation="Unknown"');
     expect(sample(text, 'oauth_token_refreshes_total{outcome="error"}')).toBe(1);
+  });
+
+  it('event subscribers by transport (GET /events, GraphQL over SSE, GraphQL over WebSocket), and /events and /overlay as route labels', async () => {
+    const app = await startApp();
+    const streams = new AbortController();
+    const openStream = async (path: string, init: RequestInit = {}): Promise<void> => {
+      const response = await fetch(`${app.url}${path}`, { ...init, signal: streams.signal });
+      expect(response.status).toBe(200);
+    };
+    const subscription = encodeURIComponent('subscription { statsChanged { subscribers } }');
+    const socket = new WebSocket(`${app.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    try {
+      await Promise.all([
+        openStream('/events'),
+        openStream('/events?types=stats'),
+        openStream(`/graphql?query=${subscription}`, { headers: { accept: 'text/event-stream' } }),
+        new Promise((resolve, reject) => {
+          socket.once('open', resolve);
+          socket.once('error', reject);
+        }),
+      ]);
+      expect((await fetch(`${app.url}/overlay`)).status).toBe(200);
+      const text = await scrape(app);
+      expect(sample(text, 'channel_event_subscribers{transport="events"}')).toBe(2);
+      expect(sample(text, 'channel_event_subscribers{transport="graphql-sse"}')).toBe(1);
+      expect(sample(text, 'channel_event_subscribers{transport="graphql-ws"}')).toBe(1);
+      expect(sample(text, 'http_requests_total{method="GET",route="/overlay",status="200"}')).toBe(1);
+    } finally {
+      streams.abort();
+      socket.close();
+    }
+    // A stream is counted as a request when it ends, under its own route.
+    await vi.waitFor(async () => expect(sample(await scrape(app), 'http_requests_total{method="GET",route="/events",status="200"}')).toBe(2), { timeout: 10_000 });
+    await vi.waitFor(async () => {
+      const text = await scrape(app);
+      for (const transport of ['events', 'graphql-sse', 'graphql-ws']) expect(sample(text, `channel_event_subscribers{transport="${transport}"}`)).toBe(0);
+    }, { timeout: 10_000 });
   });
 
   it('each app has its own registry: two apps count their own requests', async () => {

@@ -1,33 +1,17 @@
 import { createServer } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { ChannelApp } from '../../src/app.js';
 import type { SourceHealth, SourceName } from '../../src/channel/snapshot-store.js';
 import { listen } from '../../src/lib/listen.js';
 import { createOperationsEndpoints } from '../../src/observability/endpoints.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { createReadinessProbe } from '../../src/observability/readiness.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { liveUpstream, makeDataDir, sandboxControl, silentLogger, testConfig } from '../http/harness.js';
+import { sandboxControl } from '../http/harness.js';
+import { useLiveApps } from './live-app.js';
 
-let sandbox: RunningSandbox;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeEach(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-  await sandbox.close();
-});
+const live = useLiveApps();
 
-async function startApp(coldStartDeadlineMs?: number): Promise<ChannelApp> {
-  const dataDir = await makeDataDir();
-  const app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox)), { logger: silentLogger, ...(coldStartDeadlineMs === undefined ? {} : { coldStartDeadlineMs }) });
-  cleanups.push(async () => {
-    await app.close().catch(() => undefined);
-    await dataDir.remove();
-  });
-  return app;
-}
+const startApp = (coldStartDeadlineMs?: number): Promise<ChannelApp> => live.startApp({}, coldStartDeadlineMs === undefined ? {} : { coldStartDeadlineMs });
 
 async function readyz(url: string): Promise<{ status: number; body: { status: string; reason?: string } }> {
   const response = await fetch(`${url}/readyz`);
@@ -37,7 +21,7 @@ async function readyz(url: string): Promise<{ status: number; body: { status: st
 
 describe('GET /readyz', () => {
   it('503 naming the sources without a snapshot until every source has one, then 200', async () => {
-    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', latencyMs: 1_500 });
+    await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'video', latencyMs: 1_500 });
     const app = await startApp();
     await vi.waitFor(() => expect(app.store.health().membership.fetchedAt).not.toBeNull(), { timeout: 10_000 });
     const waiting = await readyz(app.url);
@@ -48,7 +32,7 @@ describe('GET /readyz', () => {
   });
 
   it('200 once the cold-start deadline has passed, even with a source still missing', async () => {
-    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 500 });
+    await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'video', status: 500 });
     const app = await startApp(1_000);
     expect((await readyz(app.url)).status).toBe(503);
     await vi.waitFor(async () => expect((await readyz(app.url)).status).toBe(200), { timeout: 15_000, interval: 100 });
@@ -66,10 +50,12 @@ describe('readiness while shutting down', () => {
     const probe = createReadinessProbe(allFetched, 0);
     const endpoints = createOperationsEndpoints({ metrics: createMetrics({ snapshots: allFetched, processMetrics: false }), readiness: probe });
     const server = await listen(createServer((request, response) => void (endpoints(request, response) || response.writeHead(404).end())), { port: 0, host: '127.0.0.1' });
-    cleanups.push(() => server.close());
-    expect((await readyz(server.url)).status).toBe(200);
-    probe.stop();
-    expect(await readyz(server.url)).toEqual({ status: 503, body: { status: 'not ready', reason: 'shutting down' } });
+    try {
+      expect((await readyz(server.url)).status).toBe(200);
+      probe.stop();
+      expect(await readyz(server.url)).toEqual({ status: 503, body: { status: 'not ready', reason: 'shutting down' } });
+    } finally {
+      await server.close();
+    }
   });
-
 });
