@@ -73,7 +73,8 @@ export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, op
   const connections: Redis[] = [connection, subscriber, reader];
   const redisHealth = watchRedisHealth(connections);
   // Unreachable at start: the replica starts anyway (from its upstreams) and catches up when Redis is back.
-  await Promise.all([connection, reader].map((redis) => redis.connect().catch(() => {})));
+  // All three, so /healthz reports reachable as soon as this resolves with Redis up.
+  await Promise.all(connections.map((redis) => redis.connect().catch(() => {})));
   const tokenStore = options.sandbox
     ? new MemoryTokenStore()
     : new RedisTokenStore({
