@@ -70,30 +70,25 @@ export function createRedisSharedSnapshots(options: RedisSharedSnapshotsOptions)
     const [source, , by] = message.split(' ');
     if (source !== undefined && isSourceName(source) && by !== writer) notify(source);
   };
-  let subscribed = false;
   const notifyAll = (): void => {
     for (const source of SOURCE_NAMES) notify(source);
   };
-  // The first `ready` subscribes; every later one is a reconnection (ioredis resubscribes by itself).
-  // Either way, changes made before this moment were not heard: every source is read again.
-  const onReady = (): void => {
-    if (subscribed) {
-      notifyAll();
-      return;
-    }
-    subscriber.subscribe(channel).then(
-      () => {
-        subscribed = true;
-        notifyAll();
-      },
-      () => {
-        // The connection dropped before SUBSCRIBE was answered: the next `ready` tries again.
-      },
-    );
+  // Changes written while either connection was down were not heard: every source is read again when
+  // the subscriber is (re)subscribed and when the command connection is back, whichever comes last.
+  // On the subscriber, SUBSCRIBE is sent on every `ready` (a no-op for a channel ioredis resubscribes by
+  // itself) and the read waits for its answer: a change published between a read and the subscription
+  // would otherwise be missed. A read that fails because the command connection is not back yet is
+  // repeated by that connection's own `ready`.
+  const onSubscriberReady = (): void => {
+    subscriber.subscribe(channel).then(notifyAll, () => {
+      // The connection dropped before SUBSCRIBE was answered: the next `ready` tries again.
+    });
   };
+  const onConnectionReady = (): void => notifyAll();
   subscriber.on('message', onMessage);
-  subscriber.on('ready', onReady);
-  if (subscriber.status === 'ready') onReady();
+  subscriber.on('ready', onSubscriberReady);
+  connection.on('ready', onConnectionReady);
+  if (subscriber.status === 'ready') onSubscriberReady();
   else if (subscriber.status === 'wait') subscriber.connect().catch(() => {});
 
   const load = async (source: SourceName): Promise<StoredSnapshotText | null> => {
@@ -124,7 +119,8 @@ export function createRedisSharedSnapshots(options: RedisSharedSnapshotsOptions)
     },
     close() {
       subscriber.off('message', onMessage);
-      subscriber.off('ready', onReady);
+      subscriber.off('ready', onSubscriberReady);
+      connection.off('ready', onConnectionReady);
       listeners.clear();
     },
   };

@@ -131,6 +131,22 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     expect(ids(two.store)).toEqual(['a', 'late']);
   });
 
+  it('a change heard while the command connection is down is read when that connection is back (not at the next interval)', async () => {
+    testNumber += 1;
+    const one = await replica(controlledUpstream([supporter('a', 100)]).source);
+    const two = await replica(controlledUpstream([supporter('a', 100)]).source);
+    // Replica one's subscriber stays connected and hears the change; its re-read fails at once (no
+    // offline queue) — what happens when Redis restarts and the subscriber reconnects first.
+    one.connection.disconnect();
+    await within(() => one.connection.status === 'end', 'the command connection closed');
+    await two.store.applyMembershipChange(join('while-down', 300));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ids(one.store)).toEqual(['a']);
+    await one.connection.connect();
+    // The interval is off (refreshIntervalMs 0): only the reconnection can bring the change.
+    await within(() => ids(one.store)?.includes('while-down') === true, 'the change on replica one after its reconnection');
+  });
+
   it('an unusable shared snapshot is ignored with the one in memory kept', async () => {
     testNumber += 1;
     const one = await replica(controlledUpstream([supporter('a', 100)]).source);

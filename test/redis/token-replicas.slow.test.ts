@@ -58,6 +58,21 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
   const tokenEndpointCalls = async (): Promise<number> =>
     ((await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as { requests: { token: number } }).requests.token;
   const storedVersion = async (): Promise<number> => Number((await connection.hget(tokenKey, 'version')) ?? 0);
+  /**
+   * Token-endpoint calls and the stored version read while no refresh is in flight (the interval keeps
+   * refreshing after the load stops): a call the sandbox has counted but whose token is not stored yet
+   * would otherwise show as one call more than rotations, or one fewer at the start.
+   */
+  const settledCounts = async (): Promise<{ calls: number; version: number }> => {
+    for (;;) {
+      if ((await connection.exists(lockKey)) === 0) {
+        const calls = await tokenEndpointCalls();
+        const version = await storedVersion();
+        if ((await tokenEndpointCalls()) === calls && (await connection.exists(lockKey)) === 0) return { calls, version };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> => {
     const until = performance.now() + timeoutMs;
     for (;;) {
@@ -104,13 +119,13 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
   it('≥ 20 s of round-robin load across token expiries: one token-endpoint call per expiry, no invalid_grant, no non-2xx', async () => {
     // Warm: every replica has its first membership snapshot (the first refresh seeded Redis).
     await waitFor('all replicas ready', async () => ((await Promise.all(replicas.map(async (r) => (await fetch(`${r.url}/readyz`)).status))).every((s) => s === 200) ? true : undefined), 60_000);
-    const callsBefore = await tokenEndpointCalls();
-    const versionBefore = await storedVersion();
+    const before = await settledCounts();
     const started = performance.now();
     const { requests, failures } = await driveLoad(replicas, LOAD_MS);
     const elapsedS = (performance.now() - started) / 1000;
-    const calls = (await tokenEndpointCalls()) - callsBefore;
-    const rotations = (await storedVersion()) - versionBefore;
+    const after = await settledCounts();
+    const calls = after.calls - before.calls;
+    const rotations = after.version - before.version;
     const expiries = elapsedS / TOKEN_TTL_SECONDS;
     console.log(`3 replicas, ${elapsedS.toFixed(1)} s, ${requests} requests: ${calls} token-endpoint calls, ${rotations} stored rotations, ~${expiries.toFixed(1)} token lifetimes → ${(calls / expiries).toFixed(2)} calls per lifetime`);
     expect(failures).toEqual([]);
