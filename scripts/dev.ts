@@ -2,8 +2,9 @@
  * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, every failure shown where the
  * user is looking.
  * - [codegen] graphql-codegen's watch mode on codegen.ts (SDL, operations and `openapi/*.yaml`), run
- *   in this process through the CLI's `generate`. Every save is diagnosed first: an SDL, operation or
- *   contract YAML error is printed as `file:line:column message` (the CLI's watch mode prints nothing).
+ *   through the CLI's `generate` in a child process (scripts/dev-codegen.ts says why). Every save is
+ *   diagnosed here: an SDL, operation or contract YAML error is printed as `file:line:column message`
+ *   (the CLI's watch mode prints nothing).
  * - [schema] every save is classified against the last release, as `npm run schema:check` does.
  * - [types] `tsc --watch --noEmit --incremental` on the whole project: every regeneration is
  *   typechecked, and an error such as a resolver missing for a new field is printed.
@@ -16,13 +17,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CodegenContext, generate } from '@graphql-codegen/cli';
 import { glob } from 'tinyglobby';
 import { parseDocument } from 'yaml';
 import config from '../codegen.js';
 import { projectsOf } from './codegen-failure.js';
+import type { CodegenMessage } from './dev-codegen.js';
 import { diagnoseProjects, formatDiagnostic } from './graphql-diagnostics.js';
 import { checkSchema, releasedBaseline } from './schema-changes.js';
 import { formatSchemaReport } from './schema-report.js';
@@ -43,11 +44,11 @@ function log(label: string, line: string): void {
 const children: ChildProcess[] = [];
 let stopping = false;
 
-/** Starts a child with its output prefixed by `label`; `filter` drops lines not worth showing. */
-function startChild(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env, filter = (line: string) => line.trim() !== ''): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+/** Starts a child with its output prefixed by `label` (blank lines dropped); `ipc` opens a message channel to it. */
+function startChild(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env, ipc = false): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])], env });
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => filter(line) && log(label, line));
+    if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && log(label, line));
   }
   child.on('exit', (code, signal) => {
     if (!stopping) log(label, `exited (${signal ?? `code ${code}`}); press Ctrl-C to stop the rest`);
@@ -99,22 +100,18 @@ const restartStamp = join(restartDir, 'regenerated');
 await writeFile(restartStamp, '');
 let regenerations = 0;
 
-async function onRegenerated(...files: string[]): Promise<void> {
+async function onRegenerated(files: number): Promise<void> {
   regenerations += 1;
-  log('codegen', `regenerated ${files.length} file(s)`);
+  log('codegen', `regenerated ${files} file(s)`);
   // The first run happens while the server starts; later ones restart it on the new schema.
   if (regenerations > 1) await writeFile(restartStamp, String(regenerations));
 }
 
-async function stop(signal: NodeJS.Signals, watching: Promise<unknown>): Promise<void> {
+async function stop(signal: NodeJS.Signals): Promise<void> {
   if (stopping) return;
   stopping = true;
   log('dev', `${signal}: stopping codegen watch, typecheck and server`);
-  await Promise.all([
-    ...children.map(stopChild),
-    // The CLI stops its watcher on the same signal; with SIGTERM from elsewhere it may not have.
-    Promise.race([watching, new Promise((resolve) => setTimeout(resolve, ownStopMs))]),
-  ]);
+  await Promise.all(children.map(stopChild));
   await rm(restartDir, { recursive: true, force: true });
   log('dev', 'stopped');
   process.exit(0);
@@ -137,13 +134,11 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 log('codegen', 'watching schema/, examples/*/schema/, src/client/operations/ and openapi/ (codegen.ts)');
-const watching = generate(
-  new CodegenContext({
-    config: { ...config, watch: true, hooks: { ...config.hooks, onWatchTriggered: scheduleDiagnosis, afterAllFileWrite: onRegenerated } },
-    filepath: resolve('codegen.ts'),
-  }),
-  true,
-);
+const codegen = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], process.env, true);
+codegen.on('message', (message: CodegenMessage) => {
+  if (message.kind === 'triggered') scheduleDiagnosis();
+  else void onRegenerated(message.files);
+});
 scheduleDiagnosis();
 
 startChild(
@@ -155,4 +150,4 @@ startChild(
 // after codegen accepted them, never on a save that does not build.
 startChild('server', bin('tsx'), ['watch', '--clear-screen=false', '--include', restartStamp, entry], { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 // `on`, not `once`: a second signal (tsx relays one more when we are slow to acknowledge) must not kill us mid-stop.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal, watching));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));

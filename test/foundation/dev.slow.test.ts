@@ -6,7 +6,7 @@
  * serving the last good schema, a new OpenAPI contract is turned into types, and SIGINT stops
  * everything with exit code 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,9 +114,18 @@ it('serves the graph, regenerates and restarts on an SDL save, follows openapi/,
   await writeFile(join(project.dir, 'openapi', 'dev-broken.yaml'), 'openapi: 3.1.0\ninfo: [unclosed\n');
   await eventually('the contract error with its file and line', () => (/\[codegen\] {3}openapi\/dev-broken\.yaml:\d+:\d+ /.test(output) ? true : undefined));
 
+  // A codegen watcher that cannot let go (@parcel/watcher's native unsubscribe can block its thread;
+  // SIGSTOP does the same to the whole child) must not keep dev from stopping: it is killed.
+  const group = dev.pid ?? 0;
+  const codegenPids = execFileSync('ps', ['-o', 'pid=,args=', '--sid', String(group)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('dev-codegen.ts'))
+    .map((line) => Number.parseInt(line.trim(), 10));
+  expect(codegenPids).toHaveLength(1);
+  process.kill(codegenPids[0]!, 'SIGSTOP');
+
   // What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. npm itself then
   // ends by that signal; dev.ts stops its children and exits 0 after logging "stopped".
-  const group = dev.pid ?? 0;
   process.kill(-group, 'SIGINT');
   await eventually('dev to stop', () => (output.includes('[dev] stopped') ? true : undefined));
   await eventually('every process of the group to exit', () => {
