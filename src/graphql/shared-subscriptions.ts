@@ -49,6 +49,20 @@ function keyOf(args: ExecutionArgs): string {
   return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null]);
 }
 
+/**
+ * yoga serialises a result with its `stringify` when it has one (GraphQL over SSE, multipart): the
+ * subscribers of a shared result get the text of the first one that serialises it. A result that a
+ * plugin replaced (masked errors) is another object and is serialised on its own.
+ */
+function serializedOnce(result: ExecutionResult): ExecutionResult & { stringify(value: ExecutionResult): string } {
+  let text: string | undefined;
+  const shared = {
+    ...result,
+    stringify: (value: ExecutionResult): string => (value === shared ? (text ??= JSON.stringify(value)) : JSON.stringify(value)),
+  };
+  return shared;
+}
+
 /** One client's view of a shared execution: the results it has not read yet, bounded. */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   readonly #queue: ExecutionResult[] = [];
@@ -158,8 +172,9 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
           const step = await source.next();
           if (step.done === true) break;
           executedResults += 1;
+          const result = serializedOnce(step.value);
           // Subscribers never make the execution wait: each queues, bounded, what it has not read.
-          for (const subscriber of subscribers) subscriber.deliver(step.value);
+          for (const subscriber of subscribers) subscriber.deliver(result);
         }
         close();
         for (const subscriber of subscribers) subscriber.end();

@@ -61,6 +61,9 @@ describe('shared subscription executions', () => {
     for (const tick of [1, 2, 3]) source.push(tick);
     const received = await Promise.all(subscribers.map(async (iterator) => [await iterator.next(), await iterator.next(), await iterator.next()].map((step) => step.value as ExecutionResult)));
     for (const results of received) expect(ticks(results)).toEqual([1, 2, 3]);
+    // The same result object for all: serialised once (yoga uses its `stringify`), for every subscriber.
+    expect(received[1]![0]).toBe(received[0]![0]);
+    expect(received[2]![0]).toBe(received[0]![0]);
     expect(shared.executedResults).toBe(3);
     // The execution ends with its last subscriber (and lets its source go), not before.
     await subscribers[0].return!();
