@@ -37,18 +37,6 @@ export const SUBSCRIBER_TOO_SLOW = 'SUBSCRIBER_TOO_SLOW';
 type SubscribeResult = AsyncIterable<ExecutionResult> | ExecutionResult;
 type Subscribe = (args: ExecutionArgs) => Promise<SubscribeResult> | SubscribeResult;
 
-/** The printed form of each document object (the document cache hands out the same object for the same text). */
-const printed = new WeakMap<DocumentNode, string>();
-
-function keyOf(args: ExecutionArgs): string {
-  let text = printed.get(args.document);
-  if (text === undefined) {
-    text = print(args.document);
-    printed.set(args.document, text);
-  }
-  return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null]);
-}
-
 /**
  * yoga serialises a result with its `stringify` when it has one (GraphQL over SSE, multipart): the
  * subscribers of a shared result get the text of the first one that serialises it. A result that a
@@ -149,6 +137,17 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
   /** The open executions by key; each holds at least one subscriber (it closes with its last one). */
   const executions = new Map<string, Execution>();
   let executedResults = 0;
+  /** The printed form of each document object (the document cache hands out the same object for the same text). */
+  const printed = new WeakMap<DocumentNode, string>();
+
+  function keyOf(args: ExecutionArgs): string {
+    let text = printed.get(args.document);
+    if (text === undefined) {
+      text = print(args.document);
+      printed.set(args.document, text);
+    }
+    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null]);
+  }
 
   /** Starts the execution of `key` with the first subscriber's arguments; later subscribers join it. */
   function open(key: string, args: ExecutionArgs, subscribe: Subscribe): Execution {
