@@ -16,7 +16,7 @@
  * the app in a child, on the same cores: on a shared machine the latency includes that contention.
  */
 import { spawn } from 'node:child_process';
-import { request, type ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,31 +43,42 @@ interface Subscriber {
 
 let awaited = '';
 
-function watch(subscriber: Subscriber, text: string): void {
-  if (subscriber.arrivedAt === undefined && awaited !== '' && text.includes(awaited)) subscriber.arrivedAt = performance.now();
+function watch(subscriber: Subscriber, data: Buffer): void {
+  if (subscriber.arrivedAt === undefined && awaited !== '' && data.includes(awaited)) subscriber.arrivedAt = performance.now();
 }
 
 function rssOf(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/status`, 'utf8').then((status) => Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN) * KB);
 }
 
-/** An SSE stream over its own connection (agent: false), resolved once the 200 head is in. */
+/**
+ * An SSE stream over its own TCP connection, resolved once the 200 head is in. A raw socket rather
+ * than node:http's client: the thousand streams of this process are read one after the other on
+ * one event loop, so what each read costs here (HTTP parsing, decoding) would be added to the
+ * latency of every stream read after it — a cost real overlays, each on its own machine, do not share.
+ * The awaited marker is searched in the bytes as they arrive (the chunked framing of the answer
+ * cannot split it: each event is one chunk).
+ */
 function openStream(base: URL, path: string, transport: Subscriber['transport']): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
-    let outgoing: ClientRequest | undefined = undefined;
-    const subscriber: Subscriber = { transport, arrivedAt: undefined, close: () => outgoing?.destroy() };
-    outgoing = request({ host: base.hostname, port: base.port, path, agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) {
-        reject(new Error(`${transport} ${path}: ${response.statusCode}`));
-        response.resume();
+    const socket = connect({ host: base.hostname, port: Number(base.port) });
+    const subscriber: Subscriber = { transport, arrivedAt: undefined, close: () => socket.destroy() };
+    let head = '';
+    const readHead = (chunk: Buffer): void => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.off('data', readHead);
+      if (!head.startsWith('HTTP/1.1 200')) {
+        reject(new Error(`${transport} ${path}: ${head.split('\r\n')[0]}`));
+        socket.destroy();
         return;
       }
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => watch(subscriber, chunk));
+      socket.on('data', (data: Buffer) => watch(subscriber, data));
       resolve(subscriber);
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
+    };
+    socket.on('data', readHead);
+    socket.once('error', reject);
+    socket.write(`GET ${path} HTTP/1.1\r\nhost: ${base.host}\r\naccept: text/event-stream\r\n\r\n`);
   });
 }
 
@@ -78,13 +89,12 @@ function openSocket(base: URL): Promise<Subscriber> {
     const subscriber: Subscriber = { transport: 'graphql-ws', arrivedAt: undefined, close: () => socket.terminate() };
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
     socket.on('message', (data: Buffer) => {
-      const text = data.toString();
-      if (text.includes('"connection_ack"')) {
+      if (data.includes('"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION } }));
         resolve(subscriber);
         return;
       }
-      watch(subscriber, text);
+      watch(subscriber, data);
     });
     socket.on('error', reject);
   });

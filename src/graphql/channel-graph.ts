@@ -11,6 +11,7 @@ import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createResponseCache } from './response-cache.js';
+import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
@@ -97,6 +98,8 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
     useStreamedResponses(),
+    // After the plugins that refuse a subscription: one execution per distinct subscription.
+    createSharedSubscriptions().plugin,
     ...(graphiql ? [graphiql.plugin] : []),
     {
       onDispose: () => {

@@ -95,17 +95,18 @@ function formatFrame(event: ChannelEvent): string {
 
 /**
  * The frame of an event, serialised once for every stream that carries it (a thousand overlays
- * share one string, not a thousand JSON.stringify calls). Events are immutable, so a frame never
+ * share one buffer, not a thousand JSON.stringify calls). Events are immutable, so a frame never
  * goes stale; the WeakMap lets it go with its event when the log drops it.
  */
-const frames = new WeakMap<ChannelEvent, string>();
-function frame(event: ChannelEvent): string {
-  let text = frames.get(event);
-  if (text === undefined) {
-    text = formatFrame(event);
-    frames.set(event, text);
+const frames = new WeakMap<ChannelEvent, Buffer>();
+function frame(event: ChannelEvent): Buffer {
+  let bytes = frames.get(event);
+  if (bytes === undefined) {
+    // Encoded once too: a string would be encoded again for every stream it is written to.
+    bytes = Buffer.from(formatFrame(event));
+    frames.set(event, bytes);
   }
-  return text;
+  return bytes;
 }
 
 function resetFrame(lastEventId: string): string {
@@ -164,7 +165,7 @@ export function createEventStreamHandler(options: EventStreamOptions): EventStre
       // Proxies that buffer (nginx) pass the stream through as it is written.
       'x-accel-buffering': 'no',
     });
-    const write = (text: string): void => {
+    const write = (text: string | Buffer): void => {
       response.write(text);
       // A client that stops reading is cut off rather than buffered for without bound.
       if (response.writableLength > maxBufferedBytes) response.destroy();

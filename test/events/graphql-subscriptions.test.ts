@@ -105,6 +105,31 @@ describe.each(transports)('$name', (transport) => {
     await eventually(() => app.events.listenerCount === 0, 'the subscriptions to unsubscribe');
   });
 
+  it('subscribers of one document and variables share one execution per event; other variables get their own', async () => {
+    const { app } = started;
+    // One execution = one subscription to the event log, so each event is executed once for all of them.
+    const same = Array.from({ length: 10 }, () => transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP' }));
+    const other = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP', changes: ['LEFT'] });
+    // Each subscription is acknowledged by the server before the events are sent: wait until all are executing.
+    await eventually(() => app.events.listenerCount === 2, 'two shared executions');
+    const { expected } = await sendCreateUpdateDelete(app.sandbox, app.url);
+    await eventually(() => same.every((subscription) => subscription.received.length >= 3) && other.received.length >= 1, 'the events');
+    expect(app.events.listenerCount).toBe(2);
+    const changes = (payloads: Payload[]) => payloads.map(({ data }) => [data?.supporterChanged?.change.toLowerCase(), data?.supporterChanged?.supporter.id, data?.supporterChanged?.previousAmountCents]);
+    for (const subscription of same) expect(changes(subscription.received)).toEqual(expected);
+    expect(changes(other.received)).toEqual(expected.slice(2));
+    // Leaving one by one: the shared execution ends with its last subscriber, not before.
+    for (const subscription of same.slice(1)) subscription.stop();
+    await Promise.all(same.slice(1).map((subscription) => subscription.done));
+    const again = await sendCreateUpdateDelete(app.sandbox, app.url);
+    await eventually(() => same[0]!.received.length >= 6, 'the next events');
+    expect(changes(same[0]!.received.slice(3))).toEqual(again.expected);
+    same[0]!.stop();
+    other.stop();
+    await Promise.all([same[0]!.done, other.done]);
+    await eventually(() => app.events.listenerCount === 0, 'the executions to end');
+  });
+
   it('applies the limits to subscriptions (a document over the depth limit is refused)', async () => {
     const deep = `subscription { supporterChanged { supporter { tier { supporters { tier { supporters { tier { supporters { tier { id } } } } } } } } } }`;
     const refused = transport.subscribe(started.app.url, deep);
