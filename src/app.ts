@@ -24,7 +24,7 @@ import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
-import { useOperationObservation } from './observability/graphql.js';
+import { observeOperations, useExecutionSpans } from './observability/graphql.js';
 import { observeRequests } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
@@ -172,7 +172,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     settings: config.graph,
     ...(options.graphLimits === false && { limits: false }),
     logger: logger.child({ component: 'graphql' }),
-    ...(observed && { plugins: [useOperationObservation(metrics, tracer)] }),
+    ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
   });
   const graphSockets = createGraphWebSocketServer({

@@ -38,15 +38,20 @@ const REPEATED_SIGNAL_MS = 1_000;
 let app: ChannelApp | undefined;
 let stoppingSince: number | undefined;
 
+/** Exits once every log line is written (the log destination is asynchronous). */
+function exitAfterLog(code: number): void {
+  logger.flush(() => process.exit(code));
+}
+
 function closeAndExit(running: ChannelApp): void {
   running.close().then(
     () => {
       logger.info('closed');
-      process.exit(0);
+      exitAfterLog(0);
     },
     (error: unknown) => {
       logger.error(`error while closing: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
+      exitAfterLog(1);
     },
   );
 }

@@ -180,6 +180,8 @@ describe('src/main.ts (npm start)', () => {
     expect(messages[0]).toMatch(/^sandbox mode: no membership credentials in \.env/);
     expect(messages.find((message) => message.startsWith('channel api listening'))).toMatch(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ /);
     expect(messages.some((message) => message.startsWith('SIGTERM: closing'))).toBe(true);
+    // The log is written asynchronously: the line written just before the exit is flushed, not lost.
+    expect(messages.at(-1)).toBe('closed');
     expect(code).toBe(0);
   });
 });

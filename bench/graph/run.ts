@@ -85,7 +85,7 @@ const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => 
 const isSelected = (target: TargetName): boolean => target === 'ours' || selectedTargets === undefined || selectedTargets.includes(target);
 const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
 
-/** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=8`). */
+/** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=12`). */
 async function startScriptFlags(): Promise<string[]> {
   const { scripts } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   return (scripts.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));

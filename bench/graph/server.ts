@@ -5,8 +5,9 @@
  *   argv[2]: ours | ours/no-jit | ours/no-limits | ours/default-flags | ours/unobserved | ours+cache
  *            | mercurius+jit | yoga/fixed-bytes | floor | floor/rest
  *            (ours/default-flags is ours; run.ts runs it without the start script's node flags)
- *            ours logs every request at LOG_LEVEL info (to /dev/null: the cost of writing the line is
- *            kept, the terminal is not flooded) and counts it in the metrics; ours/unobserved does neither
+ *            ours logs every request at LOG_LEVEL info (to /dev/null through the same asynchronous
+ *            destination as stdout in production: the cost of writing the line is kept, the terminal
+ *            is not flooded) and counts it in the metrics; ours/unobserved does neither
  *            floor/rest is the floor answering REST's bytes (BENCH_FLOOR_BODY is then those)
  *   env BENCH_SANDBOX: JSON { url, credentials } of the sandbox started by run.ts
  *   env BENCH_FLOOR_BODY: the bytes the floor answers with
@@ -63,10 +64,10 @@ async function startTarget(): Promise<string> {
     });
     return (await listen(yoga)).url;
   }
-  const [{ createChannelApp }, { createLogger }, { pino }] = await Promise.all([import('../../src/app.js'), import('../../src/observability/logger.js'), import('pino')]);
+  const [{ createChannelApp }, { createLogger, logDestination }] = await Promise.all([import('../../src/app.js'), import('../../src/observability/logger.js')]);
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-graph-'));
   const observed = target !== 'ours/unobserved';
-  const logger = observed ? createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) }) : createLogger({ level: 'silent' });
+  const logger = observed ? createLogger({ level: 'info', destination: logDestination('/dev/null') }) : createLogger({ level: 'silent' });
   const config = await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' });
   const app = await createChannelApp(config, { logger, observeRequests: observed, graphLimits: target !== 'ours/no-limits' });
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));

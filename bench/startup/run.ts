@@ -21,7 +21,7 @@ const copy = await copyProject();
 
 /** `node dist/src/main.js` directly, timed the same way. */
 async function nodeStart(): Promise<number> {
-  const server = await startService(process.execPath, ['--max-semi-space-size=8', 'dist/src/main.js'], copy.dir);
+  const server = await startService(process.execPath, ['--max-semi-space-size=12', 'dist/src/main.js'], copy.dir);
   await server.stop();
   return server.firstAnswerMs;
 }

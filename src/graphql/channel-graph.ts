@@ -6,6 +6,7 @@ import type { Plugin, YogaInitialContext, YogaLogger, YogaServerInstance } from 
 import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphContext, type ChannelGraphStore } from './context.js';
 import { requestHeadLimitFor } from './document-limit.js';
 import type { GraphSettings } from './graph-settings.js';
+import type { ExecutionObserver } from './execution-observer.js';
 import { createGraphiQLAssets } from './graphiql-assets.js';
 import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
@@ -65,6 +66,11 @@ export interface ChannelGraphOptions {
    * measure what they cost (bench/graph): a server exposed to anyone keeps them.
    */
   limits?: boolean;
+  /**
+   * Told of every execution (metrics, spans); an execution whose list fields resolved partially
+   * (ChannelGraphContext.partialErrors) is reported with those errors in its result, as answered.
+   */
+  executionObserver?: ExecutionObserver;
   /** Told the result of every response-cache lookup (true: a hit). */
   onResponseCacheLookup?: (hit: boolean) => void;
 }
@@ -79,6 +85,22 @@ type GraphPlugin = Plugin<YogaInitialContext & ChannelGraphContext>;
 /** A plugin that never reads the context works with any context (its hooks only widen the type). */
 function withAnyContext(plugin: Plugin | Plugin<ChannelGraphContext> | Plugin<YogaInitialContext>): GraphPlugin {
   return plugin as GraphPlugin;
+}
+
+/** The observer, told of the partial errors usePartialErrors adds to the answer after execution. */
+function withPartialErrors(observer: ExecutionObserver): ExecutionObserver {
+  return {
+    operation(document, operationName) {
+      const operation = observer.operation(document, operationName);
+      return {
+        ...(operation.started && { started: () => operation.started?.() }),
+        done(result, contextValue, seconds) {
+          const { partialErrors } = contextValue as ChannelGraphContext;
+          operation.done(partialErrors.length === 0 || result.errors !== undefined ? result : { ...result, errors: partialErrors }, contextValue, seconds);
+        },
+      };
+    },
+  };
 }
 
 /**
@@ -119,6 +141,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     maxDocumentBytes: settings.maxDocumentBytes,
     jit: settings.jit,
+    ...(options.executionObserver && { executionObserver: withPartialErrors(options.executionObserver) }),
     development: settings.development,
     maskedErrors: settings.maskErrors,
     // A field added to the SDL without a resolver: production refuses to start, development warns.

@@ -1,6 +1,7 @@
 import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { ExecutionObserver, ObservedOperation } from './execution-observer.js';
 import type { CachedDocument, DocumentCache } from './document-cache.js';
 
 /**
@@ -42,18 +43,55 @@ function executorOf(compiled: CompiledQuery): ExecuteFn {
   };
 }
 
+/** `execute` with the observer told of its start and its result. */
+function observedExecutor(execute: ExecuteFn, operation: ObservedOperation): ExecuteFn {
+  return (args) => {
+    const started = performance.now();
+    operation.started?.();
+    const done = (result: ExecutionResult): ExecutionResult => {
+      operation.done(result, args.contextValue, (performance.now() - started) / 1000);
+      return result;
+    };
+    const result = execute(args);
+    return result instanceof Promise ? result.then(done) : done(result);
+  };
+}
+
+export interface ExecutionOptions {
+  /** The parse and validation cache: graphql-jit compiles only the documents it holds. */
+  cache: DocumentCache;
+  /** Run query operations with graphql-jit. */
+  jit: boolean;
+  /** Told of every execution (not of a subscription's events). */
+  observer?: ExecutionObserver | undefined;
+}
+
+/** What runs one operation of a document: its compiled form (or NOT_COMPILED), observed or not. */
+interface OperationExecutors {
+  compiled: ExecuteFn | typeof NOT_COMPILED;
+  /** The observer's view of the operation (undefined without an observer). */
+  observed: ObservedOperation | undefined;
+  /** `compiled` wrapped for the observer, made once. */
+  observedCompiled: ExecuteFn | typeof NOT_COMPILED;
+}
+
 /**
- * Runs query operations with graphql-jit. Only cached documents are compiled, and the document cache
- * keeps a document from its second occurrence on, so what runs once (a stream of hostile distinct
- * documents) never pays for a compilation (a 600-token document allocates ~1 MB of code and resolve
- * infos). The compiled form of an operation belongs to the cached document it was compiled from
- * (keyed by operationName, so a document with several operations runs the one the request names) and
- * weighs on the document cache's byte budget: evicting the document drops its compiled operations,
- * so they are as bounded as the cache. Uncached documents and every mutation or subscription run on
- * yoga's executor.
+ * The executor of every operation, as one onExecute hook (envelop runs hooks around every
+ * execution; each `onExecuteDone` a plugin adds is more work per request):
+ * - with `jit`, query operations run with graphql-jit. Only cached documents are compiled, and the
+ *   document cache keeps a document from its second occurrence on, so what runs once (a stream of
+ *   hostile distinct documents) never pays for a compilation (a 600-token document allocates ~1 MB
+ *   of code and resolve infos). The compiled form of an operation belongs to the cached document it
+ *   was compiled from (keyed by operationName, so a document with several operations runs the one the
+ *   request names) and weighs on the document cache's byte budget: evicting the document drops its
+ *   compiled operations, so they are as bounded as the cache. Uncached documents and every mutation
+ *   or subscription run on yoga's executor.
+ * - with an `observer`, every execution is timed and reported to it. For a cached document the
+ *   observed executor is made once per operation, so the hot path allocates nothing for it.
  */
-export function useGraphQLJit(cache: DocumentCache): Plugin {
-  const compiledByDocument = new WeakMap<CachedDocument, Map<string, ExecuteFn | typeof NOT_COMPILED>>();
+export function useExecution(options: ExecutionOptions): Plugin {
+  const { cache, jit, observer } = options;
+  const byDocument = new WeakMap<DocumentNode, Map<string, OperationExecutors>>();
 
   function compile(entry: CachedDocument, args: ExecutionArgs): ExecuteFn | typeof NOT_COMPILED {
     if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
@@ -63,27 +101,29 @@ export function useGraphQLJit(cache: DocumentCache): Plugin {
     return executorOf(result);
   }
 
-  function compiledFor(entry: CachedDocument, args: ExecutionArgs): ExecuteFn | typeof NOT_COMPILED {
+  function executorsOf(entry: CachedDocument | undefined, args: ExecutionArgs): OperationExecutors {
     const operationName = args.operationName ?? '';
-    let operations = compiledByDocument.get(entry);
-    if (operations === undefined) {
-      operations = new Map();
-      compiledByDocument.set(entry, operations);
+    const operations = byDocument.get(args.document);
+    const known = operations?.get(operationName);
+    if (known !== undefined) return known;
+    const compiled = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
+    const observed = observer?.operation(args.document, args.operationName ?? undefined);
+    const executors: OperationExecutors = { compiled, observed, observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled };
+    // Kept only for cached documents (a document object seen once is garbage after its request);
+    // an operation the document does not hold is not kept either, so the inner maps stay bounded.
+    if (entry !== undefined && getOperationAST(args.document, args.operationName) !== null) {
+      if (operations === undefined) byDocument.set(args.document, new Map([[operationName, executors]]));
+      else operations.set(operationName, executors);
     }
-    let compiled = operations.get(operationName);
-    if (compiled === undefined) {
-      compiled = compile(entry, args);
-      operations.set(operationName, compiled);
-    }
-    return compiled;
+    return executors;
   }
 
   return {
-    onExecute({ args, setExecuteFn }) {
-      const entry = cache.entryOf(args.document as DocumentNode);
-      if (entry === undefined) return;
-      const compiled = compiledFor(entry, args);
-      if (compiled !== NOT_COMPILED) setExecuteFn(compiled);
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const executionArgs = args as ExecutionArgs;
+      const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs);
+      if (executors.observedCompiled !== NOT_COMPILED) setExecuteFn(executors.observedCompiled);
+      else if (executors.observed !== undefined) setExecuteFn(observedExecutor(executeFn as ExecuteFn, executors.observed));
     },
   };
 }

@@ -6,7 +6,8 @@ import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstan
 import { createDocumentCache, type DocumentCache } from './document-cache.js';
 import { DEFAULT_MAX_DOCUMENT_BYTES, requestBodyLimitFor, useDocumentLimit } from './document-limit.js';
 import { createMaskError } from './error-masking.js';
-import { useGraphQLJit } from './jit.js';
+import type { ExecutionObserver } from './execution-observer.js';
+import { useExecution } from './jit.js';
 import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
 import { useKnownOperationTypes, useStreamingSubscriptions } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
@@ -32,6 +33,8 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   documentCache?: DocumentCache;
   /** Run query operations with graphql-jit (default false); compiled forms live in the document cache. */
   jit?: boolean;
+  /** Told of every execution (metrics, spans); default none. */
+  executionObserver?: ExecutionObserver;
   /**
    * Development mode (default false): errors carry the original error with its stack. Never in
    * production: no answer then contains a stack trace or a file path.
@@ -82,6 +85,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     maxDocumentBytes = DEFAULT_MAX_DOCUMENT_BYTES,
     documentCache = createDocumentCache(),
     jit = false,
+    executionObserver,
     development = false,
     maskedErrors = true,
     missingResolvers,
@@ -106,7 +110,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
       useKnownOperationTypes(),
       useStreamingSubscriptions(),
       documentCache.plugin,
-      ...(jit ? [useGraphQLJit(documentCache)] : []),
+      ...(jit || executionObserver !== undefined ? [useExecution({ cache: documentCache, jit, observer: executionObserver })] : []),
       useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),
       // Last, so that it wraps whichever request parser the plugins before it selected.
       ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)]),

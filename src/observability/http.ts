@@ -1,5 +1,5 @@
 /**
- * Wraps the server's request listener: one log line, two metrics and one span per request, and the
+ * Wraps the server's request listener: one log line, one metric (a histogram) and one span per request, and the
  * request id (the client's `X-Request-Id` when it is a sane token, else a new UUID) echoed in the
  * answer's `X-Request-Id` header and carried by the log line.
  */
@@ -55,7 +55,6 @@ export function observeRequests(listener: RequestListener, options: RequestObser
       const seconds = (performance.now() - started) / 1000;
       const status = response.statusCode;
       const labels = labelsOf(method, route, status);
-      metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
       if (span !== undefined) {
         span.setAttribute('http.response.status_code', status);

@@ -40,10 +40,27 @@ export const REDACTED_PATHS: readonly string[] = [
   ...under(MEMBERS_AT, ['headers']),
 ];
 
+/**
+ * Bytes of log lines held while the reader of stdout (a log shipper, a pipe) is behind: past this,
+ * new lines are dropped rather than memory grown without a bound. 16 MiB is ~60,000 request lines.
+ */
+export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * An asynchronous file destination (sonic-boom): a request does not wait for a write(2), and lines
+ * logged while a write is under way go out together in the next one. pino flushes it synchronously
+ * when the process exits (process.exit, an uncaught exception, the end of the event loop), and
+ * `logger.flush()` writes what is pending; main.ts flushes before it exits after SIGTERM.
+ * `dest`: a file descriptor (default 1, stdout) or a path.
+ */
+export function logDestination(dest: number | string = 1): DestinationStream {
+  return pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES });
+}
+
 export interface CreateLoggerOptions {
   /** Default DEFAULT_LOG_LEVEL. */
   level?: LogLevel;
-  /** Where lines go; default stdout (pino's synchronous destination, so nothing is lost at exit). */
+  /** Where lines go; default stdout, asynchronously (logDestination()). */
   destination?: DestinationStream;
 }
 
@@ -55,7 +72,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     serializers: { err: pino.stdSerializers.err },
     base: { pid: process.pid },
   };
-  return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
+  return pino(settings, options.destination ?? logDestination());
 }
 
 /**

@@ -22,7 +22,11 @@ export type EventTransport = 'events' | 'graphql-sse' | 'graphql-ws';
 
 export interface ChannelMetrics {
   readonly registry: Registry;
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  /**
+   * Answered requests by method, route and status, with their durations. Its `_count` series is the
+   * number of requests: no separate counter (a duplicate series per label set, and one more label
+   * hash per request).
+   */
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
   readonly graphqlDuration: Histogram<'operation' | 'type' | 'outcome'>;
@@ -84,10 +88,9 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const knownOperations = new Set<string>();
   return {
     registry,
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers }),
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
-      help: 'Time from the request to the end of its answer',
+      help: 'Time from the request to the end of its answer, by method, route and status (_count: requests answered)',
       labelNames: ['method', 'route', 'status'],
       buckets: DURATION_BUCKETS,
       registers,

@@ -21,7 +21,7 @@ async function scrape(app: ChannelApp, headers: Record<string, string> = {}): Pr
   return response.text();
 }
 
-/** The value of one sample line, e.g. `http_requests_total{method="GET",route="/healthz",status="200"}`. */
+/** The value of one sample line, e.g. `http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}`. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -44,9 +44,10 @@ describe('GET /metrics: Prometheus text', () => {
     await expect(app.store.refresh('video')).rejects.toThrow();
 
     const text = await scrape(app);
-    expect(sample(text, 'http_requests_total{method="GET",route="/video/members",status="200"}')).toBe(3);
-    expect(sample(text, 'http_requests_total{method="GET",route="(unmatched)",status="404"}')).toBe(1);
     expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/video/members",status="200"}')).toBe(3);
+    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="(unmatched)",status="404"}')).toBe(1);
+    // The histogram's _count is the request count: no duplicate counter.
+    expect(text).not.toContain('http_requests_total');
     expect(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/video/members",status="200"}')).toBe(3);
     expect(sample(text, 'graphql_operations_total{operation="Totals",type="query",outcome="ok"}')).toBe(2);
     expect(sample(text, 'graphql_operation_duration_seconds_count{operation="Totals",type="query",outcome="ok"}')).toBe(2);
@@ -64,12 +65,16 @@ describe('GET /metrics: Prometheus text', () => {
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
   });
 
-  it('an operation whose result has errors counts as outcome="error", one refused before execution not at all; a failed token refresh counts as a failure', async () => {
+  it('an operation whose result has errors (partial ones too) counts as outcome="error", one refused before execution not at all; a failed token refresh counts as a failure', async () => {
     await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'video', status: 500 });
     const app = await startApp({ graph: { ...testConfig('').graph, responseCache: false } }, { refresh: false });
     await vi.waitFor(() => expect(app.store.health().stats.lastError).not.toBeNull(), { timeout: 10_000 });
     const unavailable = (await (await graphql(app, 'query Stats { stats { subscribers } }')).json()) as { errors?: unknown[] };
     expect(unavailable.errors).toHaveLength(1);
+    // The video platform is down: supporters lists the membership platform's and says why (a partial error).
+    const partial = (await (await graphql(app, 'query Everyone { supporters { name } }')).json()) as { data?: unknown; errors?: unknown[] };
+    expect(partial.data).not.toBeNull();
+    expect(partial.errors).toHaveLength(1);
     expect((await graphql(app, 'query Unknown { noSuchField }')).status).toBe(200);
     await sandboxControl(live.sandbox(), 'POST', 'faults', { target: 'token', status: 500 });
     await app.store.read('membership');
@@ -78,6 +83,8 @@ describe('GET /metrics: Prometheus text', () => {
 
     const text = await scrape(app);
     expect(sample(text, 'graphql_operations_total{operation="Stats",type="query",outcome="error"}')).toBe(1);
+    expect(sample(text, 'graphql_operations_total{operation="Everyone",type="query",outcome="error"}')).toBe(1);
+    expect(text).not.toContain('operation="Everyone",type="query",outcome="ok"');
     expect(text).not.toContain('operation="Unknown"');
     expect(sample(text, 'oauth_token_refreshes_total{outcome="error"}')).toBe(1);
   });
@@ -106,13 +113,13 @@ describe('GET /metrics: Prometheus text', () => {
       expect(sample(text, 'channel_event_subscribers{transport="events"}')).toBe(2);
       expect(sample(text, 'channel_event_subscribers{transport="graphql-sse"}')).toBe(1);
       expect(sample(text, 'channel_event_subscribers{transport="graphql-ws"}')).toBe(1);
-      expect(sample(text, 'http_requests_total{method="GET",route="/overlay",status="200"}')).toBe(1);
+      expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/overlay",status="200"}')).toBe(1);
     } finally {
       streams.abort();
       socket.close();
     }
     // A stream is counted as a request when it ends, under its own route.
-    await vi.waitFor(async () => expect(sample(await scrape(app), 'http_requests_total{method="GET",route="/events",status="200"}')).toBe(2), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(sample(await scrape(app), 'http_request_duration_seconds_count{method="GET",route="/events",status="200"}')).toBe(2), { timeout: 10_000 });
     await vi.waitFor(async () => {
       const text = await scrape(app);
       for (const transport of ['events', 'graphql-sse', 'graphql-ws']) expect(sample(text, `channel_event_subscribers{transport="${transport}"}`)).toBe(0);
@@ -124,8 +131,8 @@ describe('GET /metrics: Prometheus text', () => {
     await fetch(`${first.url}/healthz`);
     await fetch(`${first.url}/healthz`);
     await fetch(`${second.url}/healthz`);
-    expect(sample(await first.metrics(), 'http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(2);
-    expect(sample(await second.metrics(), 'http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(1);
+    expect(sample(await first.metrics(), 'http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}')).toBe(2);
+    expect(sample(await second.metrics(), 'http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}')).toBe(1);
   });
 
   it('METRICS_TOKEN: 401 without the bearer token or with another one, 200 with it', async () => {
@@ -137,7 +144,7 @@ describe('GET /metrics: Prometheus text', () => {
     expect(await missing.text()).not.toContain('scrape-secret');
     expect((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret-Rt' } })).status).toBe(401);
     expect((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Basic c2NyYXBlLXNlY3JldC1SdDU=' } })).status).toBe(401);
-    expect(await scrape(app, { authorization: 'Bearer scrape-secret-Rt5' })).toContain('http_requests_total');
+    expect(await scrape(app, { authorization: 'Bearer scrape-secret-Rt5' })).toContain('http_request_duration_seconds_count');
     expect((await fetch(`${app.url}/metrics`, { method: 'POST' })).status).toBe(405);
   });
 });
