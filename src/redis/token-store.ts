@@ -8,7 +8,7 @@
  * with an expiry (SET NX PX); only its owner deletes it (compare-and-delete in Lua). Every write
  * publishes "<version> <writer>" on `<record>:changed`: the other processes drop the token they
  * hold and read the record again (`onChange`), so a login or a revocation reaches running replicas
- * at once, not at their next refresh.
+ * at once, not at their next refresh. Releasing the lock publishes "released <writer>" there.
  *
  * A revoked token leaves a tombstone (`npm run authorize -- --revoke`, `clear()`): the record keeps
  * its version and gets `issued_at` = the revocation time and `revoked_seed` (the seed fingerprint of
@@ -18,8 +18,10 @@
  * replaces the tombstone.
  *
  * A refresh, in one replica:
- * 1. SET NX PX the lock. Not acquired: another replica is refreshing; poll until the record moves
- *    (adopt its token) or the lock is gone (its holder died or failed: try to take it).
+ * 1. SET NX PX the lock. Not acquired: another replica is refreshing; look again at the record and
+ *    the lock whenever `<record>:changed` announces a write or a release (and every pollIntervalMs,
+ *    for a holder that died: its lock just expires) until the record moves (adopt its token) or
+ *    the lock is gone (its holder failed or died: try to take it).
  * 2. Under the lock, read the record. Another replica already rotated the held token → adopt the
  *    stored one, no token-endpoint call. Otherwise the endpoint gets the stored refresh token, which
  *    is the newest one anybody knows: a replica whose memory is stale never presents a retired one.
@@ -73,7 +75,10 @@ export interface RedisTokenStoreOptions {
   key: string;
   /** Expiry of the refresh lock: `refreshLockTtlMs(token endpoint deadline)`. */
   lockTtlMs: number;
-  /** How often a replica waiting for another's refresh looks at the record (default 50 ms). */
+  /**
+   * How often a replica waiting for another's refresh looks at the record and the lock without being
+   * told (default 500 ms with a subscriber, which announces every write and release; 50 ms without).
+   */
   pollIntervalMs?: number;
   /**
    * A token from elsewhere that seeds the record under the seed rule, before the first load and
@@ -138,10 +143,14 @@ local issued = math.max(tonumber(ARGV[3]), tonumber(redis.call('HGET', KEYS[1], 
 if ARGV[2] == '' then return write(version + 1, {'issued_at', issued, 'revoked_seed', ARGV[4]}) end
 return write(version + 1, {'token', ARGV[2], 'issued_at', issued})`;
 
-/** Deletes the lock only if it still holds our owner value. */
+/** Deletes the lock (KEYS[1]) only if it still holds our owner value (ARGV[1]), and announces it on KEYS[2] (ARGV[2]: the writer). */
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', KEYS[2], 'released ' .. ARGV[2])
+return 1`;
+
+const RELEASED = 'released';
 
 /** Issue time of a token hash in seconds since the epoch (`expires_at − expires_in`), 0 when it does not say. */
 export function issuedAtOf(token: TokenHash): number {
@@ -171,8 +180,6 @@ function expired(token: TokenHash): boolean {
   return Number.isFinite(expiresAt) && expiresAt * 1000 <= Date.now();
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class RedisTokenStore implements TokenStore {
   readonly key: string;
   readonly lockKey: string;
@@ -189,6 +196,8 @@ export class RedisTokenStore implements TokenStore {
   /** Tells this process's change announcements from the others'. */
   readonly #writer = randomUUID();
   readonly #listeners = new Set<() => void>();
+  /** Replicas waiting for another's refresh (awaitOtherRefresh): woken by any announcement. */
+  readonly #waiters = new Set<() => void>();
   #subscribed = false;
   /** The newest token this process has seen: offered again when Redis comes back (it may come back empty). */
   #newest: TokenHash | undefined;
@@ -200,7 +209,7 @@ export class RedisTokenStore implements TokenStore {
     this.lockKey = `${options.key}:refresh-lock`;
     this.changeChannel = `${options.key}:changed`;
     this.#lockTtlMs = options.lockTtlMs;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.#pollIntervalMs = options.pollIntervalMs ?? (options.subscriber === undefined ? 50 : 500);
     this.#seed = options.seed;
     this.#logger = options.logger ?? console;
     // 'ready' follows every (re)connection: Redis may have come back empty.
@@ -213,12 +222,17 @@ export class RedisTokenStore implements TokenStore {
   }
 
   readonly #onMessage = (channel: string, message: string): void => {
-    if (channel === this.changeChannel && message.split(' ')[1] !== this.#writer) this.notify();
+    if (channel !== this.changeChannel) return;
+    const [what, writer] = message.split(' ');
+    if (writer === this.#writer) return;
+    this.wakeWaiters();
+    if (what !== RELEASED) this.notify();
   };
 
   /** The first `ready` subscribes; a later one is a reconnection (ioredis resubscribes): changes made meanwhile were not heard. */
   readonly #onSubscriberReady = (): void => {
     if (this.#subscribed) {
+      this.wakeWaiters();
       this.notify();
       return;
     }
@@ -245,6 +259,35 @@ export class RedisTokenStore implements TokenStore {
 
   private notify(): void {
     for (const listener of this.#listeners) listener();
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+  }
+
+  /**
+   * Registers for the next announcement now (so one published while the caller reads Redis is not
+   * missed); `wait` resolves on it or after `timeoutMs`.
+   */
+  private nextAnnouncement(): { wait(timeoutMs: number): Promise<void>; cancel(): void } {
+    let wake: () => void = () => undefined;
+    const announced = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    this.#waiters.add(wake);
+    const cancel = (): void => {
+      this.#waiters.delete(wake);
+    };
+    return {
+      async wait(timeoutMs) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([announced, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+        clearTimeout(timer);
+        cancel();
+      },
+      cancel,
+    };
   }
 
   /** Before the first load: the seed (token file) gets into Redis if Redis has nothing newer. */
@@ -289,15 +332,21 @@ export class RedisTokenStore implements TokenStore {
     const deadline = performance.now() + 2 * this.#lockTtlMs;
     for (;;) {
       const owner = `${this.#ownerPrefix}:${randomUUID()}`;
-      if ((await this.#redis.set(this.lockKey, owner, 'PX', this.#lockTtlMs, 'NX')) === 'OK') {
-        try {
-          return await work();
-        } finally {
-          await this.#redis.eval(RELEASE, 1, this.lockKey, owner).catch(() => undefined);
+      const announcement = this.nextAnnouncement();
+      try {
+        if ((await this.#redis.set(this.lockKey, owner, 'PX', this.#lockTtlMs, 'NX')) === 'OK') {
+          announcement.cancel();
+          try {
+            return await work();
+          } finally {
+            await this.release(owner);
+          }
         }
+        if (performance.now() >= deadline) throw new RefreshLockTimeoutError(`the refresh lock was not released within ${2 * this.#lockTtlMs} ms: a replica is refreshing the token`);
+        await announcement.wait(this.#pollIntervalMs);
+      } finally {
+        announcement.cancel();
       }
-      if (performance.now() >= deadline) throw new RefreshLockTimeoutError(`the refresh lock was not released within ${2 * this.#lockTtlMs} ms: a replica is refreshing the token`);
-      await sleep(this.#pollIntervalMs);
     }
   }
 
@@ -311,7 +360,7 @@ export class RedisTokenStore implements TokenStore {
         try {
           return await this.rotateLocked(owner, held, rotate);
         } finally {
-          await this.#redis.eval(RELEASE, 1, this.lockKey, owner).catch(() => undefined);
+          await this.release(owner);
         }
       }
       const adopted = await this.awaitOtherRefresh(held, deadline);
@@ -356,19 +405,31 @@ export class RedisTokenStore implements TokenStore {
     }
   }
 
+  /** Deletes the lock if it is still ours; a failure leaves it to expire. */
+  private async release(owner: string): Promise<void> {
+    await this.#redis.eval(RELEASE, 2, this.lockKey, this.changeChannel, owner, this.#writer).catch(() => undefined);
+  }
+
   /**
-   * Polls while another replica holds the lock. Returns the token it stored, or undefined once the
-   * lock is gone without a new token (the holder failed or died: the caller tries to take it).
+   * Waits while another replica holds the lock, looking at the record and the lock at each
+   * announcement on the change channel (and every pollIntervalMs). Returns the token it stored, or
+   * undefined once the lock is gone without a new token (the holder failed or died: the caller
+   * tries to take it).
    */
   private async awaitOtherRefresh(held: TokenHash, deadline: number): Promise<TokenHash | undefined> {
     while (performance.now() < deadline) {
-      await sleep(this.#pollIntervalMs);
-      const [record, locked] = await Promise.all([this.read(), this.#redis.exists(this.lockKey)]);
-      if (storedByAnother(held, record)) {
-        this.remember(record.token);
-        return record.token;
+      const announcement = this.nextAnnouncement();
+      try {
+        const [record, locked] = await Promise.all([this.read(), this.#redis.exists(this.lockKey)]);
+        if (storedByAnother(held, record)) {
+          this.remember(record.token);
+          return record.token;
+        }
+        if (locked === 0) return undefined;
+        await announcement.wait(Math.min(this.#pollIntervalMs, Math.max(0, deadline - performance.now())));
+      } finally {
+        announcement.cancel();
       }
-      if (locked === 0) return undefined;
     }
     return undefined;
   }

@@ -180,6 +180,52 @@ describeWithBinary(REDIS_SERVER, 'login and revocation in the Redis token store,
     expect(await replica.load()).toMatchObject({ access_token: 'access-login' });
   });
 
+  it('a replica waiting for another\'s refresh is woken by the announcement of its write, not by its poll', async () => {
+    // Polls a minute apart: only the change channel can end the wait within the test's time.
+    const holder = await replicaStore();
+    const waiter = new RedisTokenStore({ connection: await connect(), subscriber: await connect(), key, lockTtlMs: 30_000, pollIntervalMs: 60_000, logger: quiet });
+    stores.push(waiter);
+    await waitFor('the waiter subscribed', async () => Number(((await (connections[0] as Redis).call('PUBSUB', 'NUMSUB', waiter.changeChannel)) as [string, number])[1]) >= 2);
+    await holder.save(tokenIssued('old', 100));
+    let finish: () => void = () => undefined;
+    const holding = holder.refreshShared(tokenIssued('old', 100), async () => {
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      return tokenIssued('new', 0);
+    });
+    await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+    let called = false;
+    const waiting = waiter.refreshShared(tokenIssued('old', 100), () => {
+      called = true;
+      return Promise.resolve(tokenIssued('never', 0));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the waiter has looked once and waits
+    finish();
+    await holding;
+    const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+    expect(outcome).toMatchObject({ token: { access_token: 'access-new' } });
+    expect(called).toBe(false);
+  });
+
+  it('a holder that fails releases the lock with an announcement: the waiter takes the lock at once and refreshes itself', async () => {
+    const holder = await replicaStore();
+    const waiter = new RedisTokenStore({ connection: await connect(), subscriber: await connect(), key, lockTtlMs: 30_000, pollIntervalMs: 60_000, logger: quiet });
+    stores.push(waiter);
+    await waitFor('the waiter subscribed', async () => Number(((await (connections[0] as Redis).call('PUBSUB', 'NUMSUB', waiter.changeChannel)) as [string, number])[1]) >= 2);
+    await holder.save(tokenIssued('old', 100));
+    let fail: (error: Error) => void = () => undefined;
+    const holding = holder.refreshShared(tokenIssued('old', 100), () => new Promise<TokenHash>((_resolve, reject) => (fail = reject)));
+    holding.catch(() => undefined);
+    await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+    const waiting = waiter.refreshShared(tokenIssued('old', 100), () => Promise.resolve(tokenIssued('by-waiter', 0)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    fail(new Error('the token endpoint failed'));
+    await expect(holding).rejects.toThrow('the token endpoint failed');
+    const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+    expect(outcome).toMatchObject({ token: { access_token: 'access-by-waiter' } });
+  });
+
   it('clear() with nothing stored writes nothing', async () => {
     const command = await commandStore();
     await command.clear();
