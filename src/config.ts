@@ -289,10 +289,14 @@ function readMembershipClient(settings: ChannelSettingValues, variables: Variabl
   };
 }
 
-/** What `npm run authorize` needs: the membership platform's OAuth client, the seed tokens and DATA_DIR. */
+/** What `npm run authorize` needs: the membership platform's OAuth client, the seed tokens, DATA_DIR and REDIS_URL. */
 export interface AuthorizeConfig {
   membership: Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret' | 'accessToken' | 'refreshToken'>;
   dataDir: string;
+  /** UPSTREAM_TIMEOUT_MS: deadline of each call to the platform's token and revocation endpoints. */
+  upstreamTimeoutMs: number;
+  /** Set: the token goes to Redis, where the replicas read it, and to no file. */
+  redis?: RedisSettings;
 }
 
 export interface LoadConfigOptions {
@@ -332,7 +336,12 @@ export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeC
   const { cwd, variables } = readVariables(options);
   warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
   const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
-  return { membership: readMembershipClient(settings, variables), dataDir: resolve(cwd, settings.dataDir) };
+  return {
+    membership: readMembershipClient(settings, variables),
+    dataDir: resolve(cwd, settings.dataDir),
+    upstreamTimeoutMs: settings.upstreamTimeoutMs,
+    ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
+  };
 }
 
 function readHttpServer(settings: ChannelSettingValues, variables: Variables): HttpServerSettings {

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import { createMembershipTokenStore } from './channel/membership-oauth.js';
 import type { SnapshotStoreOptions } from './channel/snapshot-store.js';
 import { createLocalEventJournal, type EventJournal } from './channel/supporter-events.js';
-import type { ChannelConfig } from './config.js';
+import type { AuthorizeConfig, ChannelConfig } from './config.js';
 import { MemoryTokenStore, type TokenStore } from './oauth2/index.js';
 import { closeRedisConnection, createRedisConnection, prefixedKey, type RedisSettings } from './redis/connection.js';
 import { createRedisEventJournal, READ_BLOCK_MS } from './redis/event-journal.js';
@@ -79,6 +79,7 @@ export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, op
     ? new MemoryTokenStore()
     : new RedisTokenStore({
         connection,
+        subscriber,
         key: prefixedKey(settings, MEMBERSHIP_TOKEN_KEY),
         lockTtlMs: refreshLockTtlMs(options.tokenEndpointDeadlineMs),
         // Migration: the token file of a one-process deployment seeds Redis (newest by issue time wins). It is only read.
@@ -93,11 +94,61 @@ export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, op
     events,
     redisHealth,
     async close() {
+      if (tokenStore instanceof RedisTokenStore) tokenStore.close();
       snapshots.close();
       events.close();
       // The blocking read has nothing worth waiting for.
       reader.disconnect(false);
       await Promise.all([closeRedisConnection(connection), closeRedisConnection(subscriber)]);
     },
+  };
+}
+
+/** Where `npm run authorize` puts the token it obtains, and what `--revoke` clears. */
+export interface LoginTokenStores {
+  /** Where the service reads the token: the file under DATA_DIR, or Redis (REDIS_URL). `location` says which, without credentials. */
+  store: TokenStore & { readonly location: string };
+  /** With REDIS_URL: the token file under DATA_DIR, from before the move to Redis (only `--revoke` touches it). */
+  formerFile?: TokenStore & { readonly location: string };
+  close(): Promise<void>;
+}
+
+/** REDIS_URL without its credentials, for messages. */
+function displayedUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
+/**
+ * The token stores of the login command. With REDIS_URL it connects (rejects when Redis is
+ * unreachable: the token has nowhere to go) and the token goes to the record the replicas share,
+ * never to a file; the lock it takes there outlives `lockHeldMs` plus the usual margin.
+ */
+export async function openLoginTokenStores(config: Pick<AuthorizeConfig, 'dataDir' | 'redis'>, options: { lockHeldMs: number }): Promise<LoginTokenStores> {
+  const fileStore = createMembershipTokenStore(config.dataDir);
+  if (config.redis === undefined) return { store: fileStore, close: () => Promise.resolve() };
+  const connection = createRedisConnection(config.redis, { connectionName: 'channel-graph:authorize' });
+  // connect() rejects with "Connection is closed"; the reason (refused, TLS, auth) came as an 'error' event.
+  let reason: Error | undefined;
+  const noteReason = (error: Error): void => {
+    reason = error;
+  };
+  connection.on('error', noteReason);
+  try {
+    await connection.connect();
+  } catch (error) {
+    connection.disconnect(false);
+    throw new Error(`Redis at ${displayedUrl(config.redis.url)} is unreachable (${(reason ?? (error as Error)).message})`, { cause: error });
+  } finally {
+    connection.off('error', noteReason);
+  }
+  const key = prefixedKey(config.redis, MEMBERSHIP_TOKEN_KEY);
+  const store = new RedisTokenStore({ connection, key, lockTtlMs: refreshLockTtlMs(options.lockHeldMs) });
+  return {
+    store: Object.assign(store, { location: `Redis (${displayedUrl(config.redis.url)}, key ${key})` }),
+    formerFile: fileStore,
+    close: () => closeRedisConnection(connection),
   };
 }

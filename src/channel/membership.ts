@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { TokenKeeper } from '../oauth2/index.js';
-import { OAuth2AbortError, OAuth2Error, OAuth2TimeoutError } from '../oauth2/index.js';
+import { OAuth2AbortError, OAuth2Error, OAuth2NoTokenError, OAuth2TimeoutError } from '../oauth2/index.js';
 import {
   ResourceIndex, collectionDocumentSchema, relatedMany, relatedOne, singleDocumentSchema, type CollectionDocument, type ResourceObject,
 } from './jsonapi.js';
@@ -204,6 +204,9 @@ function requestFailure(error: unknown, what: string): UpstreamError {
     // invalid_grant (RFC 6749 §5.2): the refresh token is dead; only a new login brings a valid one.
     const hint = error.code === 'invalid_grant' ? '; log in again with npm run authorize' : '';
     return new UpstreamError(SOURCE, `${what}: refreshing the access token failed: ${error.message}${hint}`, { status: error.response.status, cause: error });
+  }
+  if (error instanceof OAuth2NoTokenError) {
+    return new UpstreamError(SOURCE, `${what}: no usable token (${error.message}); log in with npm run authorize`, { cause: error });
   }
   if (error instanceof OAuth2TimeoutError) {
     return new UpstreamError(SOURCE, `${what}: the request was aborted or timed out (${error.message})`, { cause: error });

@@ -2,8 +2,10 @@
  * `npm run authorize`: gets the creator's first token, the way `gh auth login` does. The
  * authorization-code flow with PKCE (RFC 7636, S256) and `state`, on a loopback redirect listener
  * (RFC 8252 §7.3: `http://127.0.0.1:<ephemeral port>/callback`, one callback, then it closes). The
- * token goes to the token store the service reads (`createMembershipTokenStore`), with the service's
- * seed rule. `--revoke` revokes the stored token (RFC 7009) and deletes it. Tokens are never printed.
+ * token goes to the token store the service reads (`openLoginTokenStores`: the file under DATA_DIR,
+ * or with REDIS_URL the record the replicas share, under their refresh lock, and no file), with the
+ * service's seed rule. `--revoke` revokes the stored token (RFC 7009) and deletes it (with REDIS_URL
+ * also a token file left from before the move to Redis). Tokens are never printed.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,9 +13,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
-import { createMembershipKeeper, createMembershipOAuthClient, createMembershipTokenStore, MEMBERSHIP_SCOPES } from '../channel/membership-oauth.js';
+import { createMembershipKeeper, createMembershipOAuthClient, MEMBERSHIP_SCOPES } from '../channel/membership-oauth.js';
 import { type AuthorizeConfig, ConfigError, loadAuthorizeConfig } from '../config.js';
-import { AccessToken, createPkce, OAuth2BaseError, OAuth2Error, type OAuth2Client } from '../oauth2/index.js';
+import { AccessToken, createPkce, OAuth2BaseError, OAuth2Error, type OAuth2Client, type TokenStore } from '../oauth2/index.js';
+import { type LoginTokenStores, openLoginTokenStores } from '../shared-state.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -58,7 +61,12 @@ export async function runAuthorizeCommand(argv: readonly string[], io: CommandIO
   try {
     const args = parseArguments(argv);
     const config = loadAuthorizeConfig({ cwd: io.cwd, env: io.env });
-    return args.revoke ? await revoke(config, io) : await authorize(config, args, io);
+    const stores = await openStores(config);
+    try {
+      return args.revoke ? await revoke(config, stores, io) : await authorize(config, stores, args, io);
+    } finally {
+      await stores.close();
+    }
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr(`configuration error: ${error.message}`);
@@ -98,11 +106,33 @@ function parseArguments(argv: readonly string[]): AuthorizeArguments {
   return { revoke: values.revoke, browser: !values['no-browser'], timeoutMs: timeout * 1000, port, scope: values.scope ?? MEMBERSHIP_SCOPES };
 }
 
+/**
+ * The token stores, opened before the login starts: an unreachable Redis is reported before the
+ * creator approves anything. The lock taken in Redis outlives a revocation (two endpoint calls).
+ */
+async function openStores(config: AuthorizeConfig): Promise<LoginTokenStores> {
+  try {
+    return await openLoginTokenStores(config, { lockHeldMs: 2 * config.upstreamTimeoutMs });
+  } catch (error) {
+    throw new CommandError(`${(error as Error).message}; nothing was changed`);
+  }
+}
+
+/** Runs `work` while no replica refreshes the token (a store several processes share), else just runs it. */
+function exclusively<T>(store: TokenStore, work: () => Promise<T>): Promise<T> {
+  return store.exclusive === undefined ? work() : store.exclusive(work);
+}
+
+/** The membership platform's client; its calls end within UPSTREAM_TIMEOUT_MS, as the service's do. */
+function oauthClient(config: AuthorizeConfig, redirectUri?: string): OAuth2Client {
+  return createMembershipOAuthClient(config.membership, { ...(redirectUri === undefined ? {} : { redirectUri }), connection: { timeout: config.upstreamTimeoutMs } });
+}
+
 /** The authorization-code flow, start to stored token. */
-async function authorize(config: AuthorizeConfig, args: AuthorizeArguments, io: CommandIO): Promise<number> {
+async function authorize(config: AuthorizeConfig, stores: LoginTokenStores, args: AuthorizeArguments, io: CommandIO): Promise<number> {
   const listener = await listenForCallback(args.port);
   const redirectUri = `http://127.0.0.1:${listener.port}${CALLBACK_PATH}`;
-  const client = createMembershipOAuthClient(config.membership, { redirectUri });
+  const client = oauthClient(config, redirectUri);
   try {
     const pkce = createPkce();
     const state = randomBytes(16).toString('base64url');
@@ -120,15 +150,16 @@ async function authorize(config: AuthorizeConfig, args: AuthorizeArguments, io: 
       callback.answer(false, error instanceof CommandError ? error.message : 'the authorization failed');
       throw error;
     }
-    const store = createMembershipTokenStore(config.dataDir);
+    const { store } = stores;
     try {
-      await createMembershipKeeper(client, config.membership, store).replace(token);
+      // Under the replicas' refresh lock (REDIS_URL): a refresh in flight ends first, and the token is stored as the newest.
+      await exclusively(store, () => createMembershipKeeper(client, config.membership, store).replace(token));
     } catch (error) {
       callback.answer(false, 'the token could not be saved');
       throw new CommandError(`the token could not be saved to ${store.location}: ${(error as Error).message}`);
     }
     callback.answer(true, 'You can close this tab and return to the terminal.');
-    for (const line of describeGrant(config, token, store.location, args.scope)) io.stdout(line);
+    for (const line of describeGrant(config, token, stores, args.scope)) io.stdout(line);
     return EXIT_OK;
   } finally {
     await listener.close();
@@ -162,7 +193,7 @@ async function exchangeCode(client: OAuth2Client, query: URLSearchParams, state:
 }
 
 /** What was authorized, for whom, with which scopes, and where it is kept — never a token. */
-function describeGrant(config: AuthorizeConfig, token: AccessToken, location: string, requested: string): string[] {
+function describeGrant(config: AuthorizeConfig, token: AccessToken, stores: LoginTokenStores, requested: string): string[] {
   const granted = typeof token.params.scope === 'string' ? token.params.scope : `${requested} (requested; the server did not say)`;
   const lines = [`Authorized ${config.membership.clientId} at ${new URL(config.membership.apiBase).origin}.`];
   const subject = idTokenSubject(token.params.id_token);
@@ -170,7 +201,11 @@ function describeGrant(config: AuthorizeConfig, token: AccessToken, location: st
   lines.push(`Scopes granted: ${granted}`);
   lines.push(`Refresh token: ${token.refreshToken === undefined ? 'none issued (the service must be authorized again when the access token expires)' : 'issued'}`);
   if (token.expiresAt !== undefined) lines.push(`Access token expires: ${new Date(token.expiresAt * 1000).toISOString()} (refreshed automatically)`);
-  lines.push(`Saved to ${location} (mode 0600); npm start uses it.`);
+  lines.push(
+    stores.formerFile === undefined
+      ? `Saved to ${stores.store.location} (mode 0600); npm start uses it.`
+      : `Saved to ${stores.store.location}; running replicas switch to it now, and npm start uses it. No token file was written.`,
+  );
   if (config.membership.refreshToken !== undefined) {
     lines.push('Note: .env also sets MEMBERSHIP_ACCESS_TOKEN/MEMBERSHIP_REFRESH_TOKEN; this token wins over them until you put new ones there.');
   }
@@ -188,39 +223,60 @@ function idTokenSubject(idToken: unknown): string | undefined {
   }
 }
 
-/** `--revoke`: revokes the stored refresh and access tokens (RFC 7009), then deletes them. */
-async function revoke(config: AuthorizeConfig, io: CommandIO): Promise<number> {
-  const store = createMembershipTokenStore(config.dataDir);
-  const stored = await store.load();
-  if (stored === null) {
-    io.stdout(`Nothing to revoke: no token is stored in ${store.location}.`);
-    return EXIT_OK;
-  }
-  const client = createMembershipOAuthClient(config.membership);
+/**
+ * `--revoke`: revokes the stored refresh and access tokens (RFC 7009), then deletes them — with
+ * REDIS_URL under the replicas' refresh lock (none refreshes meanwhile; they drop the token at once),
+ * and the token file from before the move to Redis too, when one is left.
+ */
+async function revoke(config: AuthorizeConfig, stores: LoginTokenStores, io: CommandIO): Promise<number> {
+  const client = oauthClient(config);
   try {
-    const token = AccessToken.fromHash(client, stored);
-    const revoked: string[] = [];
-    try {
-      if (token.refreshToken !== undefined) {
-        await token.revoke({ tokenTypeHint: 'refresh_token' });
-        revoked.push('refresh token');
-      }
-      if (token.token !== '' && !token.expired()) {
-        await token.revoke({ tokenTypeHint: 'access_token' });
-        revoked.push('access token');
-      }
-    } catch (error) {
-      if (!(error instanceof OAuth2BaseError)) throw error;
-      const answer = error instanceof OAuth2Error && error.code !== undefined ? `${error.code}${error.description === undefined ? '' : `: ${error.description}`}` : error.message;
-      throw new CommandError(`the revocation failed (${answer}); the token is still stored in ${store.location}`);
+    const places = [stores.store, ...(stores.formerFile === undefined ? [] : [stores.formerFile])];
+    let revokedAny = false;
+    for (const place of places) {
+      const outcome = await exclusively(place, async () => {
+        const stored = await place.load();
+        if (stored === null) return undefined;
+        const revoked = await revokeToken(AccessToken.fromHash(client, stored), place.location);
+        await place.clear();
+        return revoked;
+      }).catch((error: unknown) => {
+        if (error instanceof CommandError) throw error;
+        throw new CommandError(`${place.location} could not be read or cleared (${(error as Error).message})`);
+      });
+      if (outcome === undefined) continue;
+      revokedAny = true;
+      io.stdout(`Revoked the ${outcome.join(' and the ') || 'expired token (nothing live)'} at ${new URL(config.membership.apiBase).origin}; deleted ${place.location}.`);
     }
-    await store.clear();
-    io.stdout(`Revoked the ${revoked.join(' and the ') || 'expired token (nothing live)'} at ${new URL(config.membership.apiBase).origin}; deleted ${store.location}.`);
+    if (!revokedAny) {
+      io.stdout(`Nothing to revoke: no token is stored in ${places.map((place) => place.location).join(' nor in ')}.`);
+      return EXIT_OK;
+    }
     if (config.membership.refreshToken !== undefined) io.stdout('Note: .env still sets MEMBERSHIP_ACCESS_TOKEN/MEMBERSHIP_REFRESH_TOKEN; npm start falls back to them.');
     return EXIT_OK;
   } finally {
     await client.close();
   }
+}
+
+/** Revokes the refresh token, and the access token while it lives; returns what was revoked. */
+async function revokeToken(token: AccessToken, location: string): Promise<string[]> {
+  const revoked: string[] = [];
+  try {
+    if (token.refreshToken !== undefined) {
+      await token.revoke({ tokenTypeHint: 'refresh_token' });
+      revoked.push('refresh token');
+    }
+    if (token.token !== '' && !token.expired()) {
+      await token.revoke({ tokenTypeHint: 'access_token' });
+      revoked.push('access token');
+    }
+  } catch (error) {
+    if (!(error instanceof OAuth2BaseError)) throw error;
+    const answer = error instanceof OAuth2Error && error.code !== undefined ? `${error.code}${error.description === undefined ? '' : `: ${error.description}`}` : error.message;
+    throw new CommandError(`the revocation failed (${answer}); the token is still stored in ${location}`);
+  }
+  return revoked;
 }
 
 interface Callback {

@@ -10,6 +10,14 @@ export class OAuth2BaseError extends Error {
   override readonly name: string = 'OAuth2BaseError';
 }
 
+/**
+ * A TokenKeeper has no usable token: none configured nor stored, or the stored one was revoked. No
+ * retry helps; a new login (or new configured tokens) does.
+ */
+export class OAuth2NoTokenError extends OAuth2BaseError {
+  override readonly name: string = 'OAuth2NoTokenError';
+}
+
 /** The request did not complete within `connection.timeout` / `connection.openTimeout`. */
 export class OAuth2TimeoutError extends OAuth2BaseError {
   override readonly name: string = 'OAuth2TimeoutError';

@@ -5,7 +5,7 @@ export { OAuth2Client, type OAuth2ClientOptions, type ResolvedClientOptions } fr
 export { configure, type OAuth2Config } from './configure.js';
 export { debugEnabled, type Logger } from './debug-log.js';
 export { redactBody } from './redact.js';
-export { OAuth2AbortError, OAuth2BaseError, OAuth2ConnectionError, OAuth2TimeoutError, OAuth2UsageError } from './errors.js';
+export { OAuth2AbortError, OAuth2BaseError, OAuth2ConnectionError, OAuth2NoTokenError, OAuth2TimeoutError, OAuth2UsageError } from './errors.js';
 export type { SigningKey, SigningOptions } from './jwt.js';
 export type { Parsed, ParseMode, ParseOptions } from './parse.js';
 export { createPkce, type Pkce } from './pkce.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AccessToken } from './access-token.js';
 import type { OAuth2Client } from './client.js';
-import { OAuth2AbortError } from './errors.js';
+import { OAuth2AbortError, OAuth2NoTokenError } from './errors.js';
 import type { OAuth2Response } from './response.js';
 import { SEED_FINGERPRINT_KEY, type TokenStore } from './token-store.js';
 import type { RequestOptions, TokenHash, Verb } from './types.js';
@@ -66,6 +66,11 @@ export class TokenKeeper {
     this.#leewayMs = options.refreshLeewayMs ?? 60_000;
     this.#onRefresh = options.onRefresh;
     this.#seed = options.initial === undefined ? undefined : seedFingerprint(options.initial);
+    // Another process logged in, revoked or refreshed: the next use reads the store again (a refresh
+    // in flight here decides itself which token to hold).
+    this.#store?.onChange?.(() => {
+      if (this.#refreshing === undefined) this.#current = undefined;
+    });
   }
 
   /** Whether a token-endpoint call (and the save of its token) is under way. */
@@ -116,7 +121,8 @@ export class TokenKeeper {
    * A failed save rejects: the caller has no other copy.
    */
   async replace(token: AccessToken): Promise<void> {
-    if (this.#store !== undefined) await this.#store.save(this.storedHash(token));
+    const store = this.#store;
+    if (store !== undefined) await (store.replace === undefined ? store.save(this.storedHash(token)) : store.replace(this.storedHash(token)));
     this.#unsaved = undefined;
     this.#current = Promise.resolve(token);
   }
@@ -223,7 +229,7 @@ export class TokenKeeper {
       return { token: AccessToken.fromHash(this.client, this.#initial), kept: false };
     }
     if (stored != null && (this.#initial === undefined || stored[SEED_KEY] === this.#seed)) return { token: this.fromStored(stored), kept: true };
-    if (this.#initial === undefined) throw new TypeError('TokenKeeper has no token: give `initial` or a store holding one');
+    if (this.#initial === undefined) throw new OAuth2NoTokenError('TokenKeeper has no token: give `initial` or a store holding one');
     return { token: AccessToken.fromHash(this.client, this.#initial), kept: true };
   }
 

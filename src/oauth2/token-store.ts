@@ -40,6 +40,21 @@ export interface TokenStore {
    * instead of refreshing itself and calling `save()`.
    */
   refreshShared?(held: TokenHash, rotate: (latest: TokenHash) => Promise<TokenHash>): Promise<SharedRefresh>;
+  /**
+   * Optional, for a shared store: stores a token from a login whatever is stored, as the newest one
+   * (a process holding an older token can no longer write it back). Without it `save()` is used.
+   */
+  replace?(token: TokenHash): Promise<void>;
+  /**
+   * Optional, for a shared store: runs `work` while no other process refreshes the token (a login
+   * or a revocation: a refresh in flight elsewhere finishes first). Without it `work` just runs.
+   */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Optional, for a shared store: `listener` runs when another process has changed the stored token
+   * (a refresh, a login, a revocation); a TokenKeeper then reads it again. Returns the unsubscribe.
+   */
+  onChange?(listener: () => void): () => void;
 }
 
 /** Keeps the token in process memory only. */

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp } from '../../src/app.js';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE, runAuthorizeCommand } from '../../src/cli/authorize.js';
+import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/authorize.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { OAuth2Client, type TokenHash } from '../../src/oauth2/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { followAuthorization, type RunningProvider, startProvider } from './support/oidc.js';
+import { approve, type AuthorizeRun, runAuthorize } from '../support/authorize-run.js';
+import { type RunningProvider, startProvider } from './support/oidc.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 /**
@@ -28,14 +29,6 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-interface Run {
-  exitCode: Promise<number>;
-  stdout: string[];
-  stderr: string[];
-  /** Resolves with the authorization URL once the command has printed it. */
-  authorizationUrl: Promise<string>;
-}
-
 function sandboxEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     MEMBERSHIP_API_BASE: sandbox.url,
@@ -47,37 +40,7 @@ function sandboxEnv(dir: string, extra: Record<string, string> = {}): Record<str
   };
 }
 
-function run(argv: string[], env: Record<string, string>): Run {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  let announce: (url: string) => void = () => undefined;
-  const authorizationUrl = new Promise<string>((resolve) => {
-    announce = resolve;
-  });
-  const exitCode = runAuthorizeCommand(argv, {
-    cwd: dataDir,
-    env,
-    stdout: (line) => {
-      stdout.push(line);
-      const match = /^ {2}(https?:\/\/\S+)$/.exec(line);
-      if (match?.[1] !== undefined) announce(match[1]);
-    },
-    stderr: (line) => stderr.push(line),
-    openBrowser: () => {
-      throw new Error('--no-browser was not honoured');
-    },
-  });
-  return { exitCode, stdout, stderr, authorizationUrl };
-}
-
-/** Plays the browser: follows the authorization URL to the command's callback and delivers it. */
-async function approve(url: string, extra: Record<string, string> = {}): Promise<Response> {
-  const authorization = new URL(url);
-  for (const [name, value] of Object.entries(extra)) authorization.searchParams.set(name, value);
-  const redirectUri = authorization.searchParams.get('redirect_uri') ?? '';
-  const callback = await followAuthorization(authorization.href, redirectUri);
-  return fetch(callback);
-}
+const run = (argv: string[], env: Record<string, string>): AuthorizeRun => runAuthorize(argv, env, dataDir);
 
 async function storedToken(dir: string): Promise<TokenHash> {
   return JSON.parse(await readFile(join(dir, MEMBERSHIP_TOKEN_FILE), 'utf8')) as TokenHash;

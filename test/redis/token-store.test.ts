@@ -7,7 +7,7 @@ import { sandboxUpstream } from '../../src/app.js';
 import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore, MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import type { OAuth2Client, TokenHash } from '../../src/oauth2/index.js';
 import { closeRedisConnection, createRedisConnection, redisReachable } from '../../src/redis/connection.js';
-import { issuedAtOf, RedisTokenStore } from '../../src/redis/token-store.js';
+import { issuedAtOf, RedisTokenStore, TokenRevokedError } from '../../src/redis/token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { createSharedState, MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
@@ -40,6 +40,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
   let keyCounter = 0;
   let key: string;
   const connections: Redis[] = [];
+  const stores: RedisTokenStore[] = [];
   const clients: OAuth2Client[] = [];
 
   beforeAll(async () => {
@@ -51,6 +52,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     sandbox = await startSandbox({ seed: 14 });
   });
   afterEach(async () => {
+    for (const store of stores.splice(0)) store.close();
     await Promise.all(connections.splice(0).map(closeRedisConnection));
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await sandbox.close();
@@ -64,10 +66,27 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     return connection;
   };
 
-  /** A replica's store; every test gets keys of its own. */
-  const replicaStore = async (options: { lockTtlMs?: number } = {}): Promise<RedisTokenStore> => {
+  /**
+   * A replica's store; every test gets keys of its own. `subscribe`: it listens on the change channel
+   * (as createSharedState wires it), and resolves once it does.
+   */
+  const replicaStore = async (options: { lockTtlMs?: number; subscribe?: boolean; pollIntervalMs?: number } = {}): Promise<RedisTokenStore> => {
     key = `test:${keyCounter}:membership:token`;
-    return new RedisTokenStore({ connection: await connect(), key, lockTtlMs: options.lockTtlMs ?? 10_000, logger: quiet });
+    const connection = await connect();
+    const subscribers = async (): Promise<number> => Number(((await connection.call('PUBSUB', 'NUMSUB', `${key}:changed`)) as [string, number])[1]);
+    const before = await subscribers();
+    const subscriber = options.subscribe === true ? await connect() : undefined;
+    const store = new RedisTokenStore({
+      connection,
+      key,
+      lockTtlMs: options.lockTtlMs ?? 10_000,
+      logger: quiet,
+      ...(subscriber === undefined ? {} : { subscriber }),
+      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    });
+    stores.push(store);
+    if (subscriber !== undefined) await waitFor('subscribed to the change channel', async () => (await subscribers()) > before);
+    return store;
   };
 
   /** A replica's keeper, seeded with the sandbox's documented tokens (as every replica's .env is). */
@@ -220,6 +239,154 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     const next = await keeper.refresh(); // the store put the held token back in on reconnecting
     expect(next.token).not.toBe(held.token);
     expect(await tokenEndpointCalls()).toBe(before + 1);
+  });
+
+  /**
+   * A login (`replace()`) and a revocation (`clear()`), as `npm run authorize` does them while
+   * replicas run: under the refresh lock, announced on the change channel so that running keepers
+   * drop the token they hold, and final — a replica holding an older token can neither offer it back
+   * nor refresh it. A store without a subscriber stands for the command.
+   */
+  describe('login and revocation while replicas run; waiting replicas woken by the change channel', () => {
+    const stored = async (): Promise<Record<string, string>> => (connections[0] as Redis).hgetall(key);
+
+    it('a login reaches a running keeper at once (change channel), with no token-endpoint call; the older token can no longer be offered back', async () => {
+      const replica = await replicaStore({ subscribe: true });
+      const keeper = replicaKeeper(replica);
+      const before = (await keeper.refresh()).token; // Redis holds the replica's rotated token
+      const versionBefore = Number((await stored()).version);
+      const calls = await tokenEndpointCalls();
+
+      const login = { ...tokenIssued('login', 0), seed_fingerprint: (await replica.load())?.seed_fingerprint };
+      await (await replicaStore()).replace(login);
+
+      const record = await stored();
+      expect(Number(record.version)).toBe(versionBefore + 1);
+      expect((JSON.parse(record.token ?? '{}') as TokenHash).access_token).toBe('access-login');
+      // Without the announcement the keeper would keep `before` in memory until it is due.
+      await waitFor('the keeper holds the login token', async () => (await keeper.token()).token === 'access-login');
+      expect(await tokenEndpointCalls()).toBe(calls);
+      expect(before).not.toBe('access-login');
+
+      // The replica's older token: offered back (a reconnection, a shutdown) it is refused…
+      await replica.save({ access_token: before, refresh_token: 'refresh-before', expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) + 3600 });
+      expect((JSON.parse((await stored()).token ?? '{}') as TokenHash).access_token).toBe('access-login');
+      // …and a refresh with it adopts the login token without calling the endpoint.
+      let called = false;
+      const adopted = await replica.refreshShared({ access_token: before, expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) + 3600 }, () => {
+        called = true;
+        return Promise.resolve(tokenIssued('never', 0));
+      });
+      expect(called).toBe(false);
+      expect(adopted.token.access_token).toBe('access-login');
+    });
+
+    it('a login waits for a refresh in flight on a replica (the refresh lock): the login is stored last, and wins', async () => {
+      const replica = await replicaStore({ subscribe: true });
+      const command = await replicaStore();
+      await replica.save(tokenIssued('old', 100));
+      let releaseRefresh: () => void = () => undefined;
+      const refreshing = replica.refreshShared(tokenIssued('old', 100), async () => {
+        await new Promise<void>((resolve) => {
+          releaseRefresh = resolve;
+        });
+        return tokenIssued('refreshed', 0); // issued after the login began
+      });
+      await waitFor('the replica holds the lock', async () => (await (connections[0] as Redis).exists(replica.lockKey)) === 1);
+      let loggedIn = false;
+      const login = command.exclusive(async () => {
+        await command.replace(tokenIssued('login', 5));
+        loggedIn = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(loggedIn).toBe(false); // waiting for the lock
+      releaseRefresh();
+      expect((await refreshing).token.access_token).toBe('access-refreshed');
+      await login;
+      expect((JSON.parse((await stored()).token ?? '{}') as TokenHash).access_token).toBe('access-login');
+      expect(await (connections[0] as Redis).exists(replica.lockKey)).toBe(0);
+    });
+
+    it('a revocation leaves a tombstone: keepers drop the token at once and have none; the revoked chain is never written back nor refreshed; a new login or a new seed replaces it', async () => {
+      const replica = await replicaStore({ subscribe: true });
+      const keeper = replicaKeeper(replica);
+      const held = (await keeper.refresh()).toHash();
+      const command = await replicaStore();
+      await command.exclusive(() => command.clear());
+
+      const record = await stored();
+      expect(record.token).toBeUndefined();
+      expect(record.revoked_seed).toEqual(expect.any(String));
+      expect(await replica.load()).toBeNull();
+      // The keeper was told: its next use reads the store, which has no token (the .env seed stands in, as without Redis).
+      await waitFor('the keeper dropped the revoked token', async () => (await keeper.token()).token !== held.access_token);
+      expect((await keeper.token()).token).toBe(sandbox.credentials.accessToken);
+
+      const calls = await tokenEndpointCalls();
+      await replica.save({ ...held, seed_fingerprint: record.revoked_seed });
+      expect((await stored()).token).toBeUndefined();
+      await expect(replica.refreshShared({ ...held, seed_fingerprint: record.revoked_seed }, () => Promise.resolve(tokenIssued('never', 0)))).rejects.toBeInstanceOf(TokenRevokedError);
+      await expect(keeper.refresh()).rejects.toThrow(/revoked/);
+      expect(await tokenEndpointCalls()).toBe(calls);
+
+      // A new seed in the configuration (another fingerprint) supersedes the tombstone.
+      const newSeed: TokenHash = { access_token: 'access-new-seed', refresh_token: 'refresh-new-seed', seed_fingerprint: 'another-seed' };
+      const result = await replica.refreshShared(newSeed, (latest) => Promise.resolve({ ...tokenIssued(`after-${String(latest.access_token)}`, 0), seed_fingerprint: 'another-seed' }));
+      expect(result.token.access_token).toBe('access-after-access-new-seed');
+
+      // And a login replaces whatever is stored.
+      await command.exclusive(() => command.clear());
+      await command.exclusive(() => command.replace(tokenIssued('login', 0)));
+      expect(await replica.load()).toMatchObject({ access_token: 'access-login' });
+    });
+
+    it('a replica waiting for another\'s refresh is woken by the announcement of its write, not by its poll', async () => {
+      // Polls a minute apart: only the change channel can end the wait within the test's time.
+      const holder = await replicaStore({ subscribe: true });
+      const waiter = await replicaStore({ subscribe: true, lockTtlMs: 30_000, pollIntervalMs: 60_000 });
+      await holder.save(tokenIssued('old', 100));
+      let finish: () => void = () => undefined;
+      const holding = holder.refreshShared(tokenIssued('old', 100), async () => {
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+        return tokenIssued('new', 0);
+      });
+      await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      let called = false;
+      const waiting = waiter.refreshShared(tokenIssued('old', 100), () => {
+        called = true;
+        return Promise.resolve(tokenIssued('never', 0));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the waiter has looked once and waits
+      finish();
+      await holding;
+      const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+      expect(outcome).toMatchObject({ token: { access_token: 'access-new' } });
+      expect(called).toBe(false);
+    });
+
+    it('a holder that fails releases the lock with an announcement: the waiter takes the lock at once and refreshes itself', async () => {
+      const holder = await replicaStore({ subscribe: true });
+      const waiter = await replicaStore({ subscribe: true, lockTtlMs: 30_000, pollIntervalMs: 60_000 });
+      await holder.save(tokenIssued('old', 100));
+      let fail: (error: Error) => void = () => undefined;
+      const holding = holder.refreshShared(tokenIssued('old', 100), () => new Promise<TokenHash>((_resolve, reject) => (fail = reject)));
+      holding.catch(() => undefined);
+      await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      const waiting = waiter.refreshShared(tokenIssued('old', 100), () => Promise.resolve(tokenIssued('by-waiter', 0)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      fail(new Error('the token endpoint failed'));
+      await expect(holding).rejects.toThrow('the token endpoint failed');
+      const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+      expect(outcome).toMatchObject({ token: { access_token: 'access-by-waiter' } });
+    });
+
+    it('clear() with nothing stored writes nothing', async () => {
+      const command = await replicaStore();
+      await command.clear();
+      expect(await (connections[0] as Redis).exists(key)).toBe(0);
+    });
   });
 
   describe('migration from the token file (createSharedState)', () => {
