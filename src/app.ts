@@ -45,6 +45,8 @@ export interface ChannelAppOptions {
   observeRequests?: boolean;
   /** The graph's document limits (default true). Off only to measure what they cost (bench/graph). */
   graphLimits?: boolean;
+  /** Repeated queries answered by their prepared operation (default true). Off only to measure what it is worth (bench/graph). */
+  graphPreparedOperations?: boolean;
   /** /readyz reports ready after this long even if a source has no snapshot yet (default DEFAULT_COLD_START_DEADLINE_MS). */
   coldStartDeadlineMs?: number;
   /** Options of the in-process sandbox (sandbox mode only): dataset size, token lifetime… */
@@ -171,6 +173,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     events,
     settings: config.graph,
     ...(options.graphLimits === false && { limits: false }),
+    ...(options.graphPreparedOperations === false && { preparedOperations: false }),
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),

@@ -11,6 +11,7 @@
  *                       limited and executed (graphql-jit)
  *   ours/no-jit       — ablation: GRAPHQL_JIT=false (graphql-js execution)
  *   ours/no-limits    — ablation: without the token, depth, alias, directive and cost limits
+ *   ours/no-prepared  — ablation: every request through yoga's pipeline (no prepared operations)
  *   ours/default-flags — ablation: ours without the start script's node flags (V8 defaults)
  *   ours/unobserved   — ablation: without the request log and the request metrics (LOG_LEVEL=silent)
  *   ours+cache        — the default response cache on (issue query only)
@@ -50,9 +51,9 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 type TargetName =
-  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
+  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/no-prepared' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
   | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor' | 'floor/rest';
-const GRAPH_TARGETS: readonly TargetName[] = ['ours', 'ours/no-jit', 'ours/no-limits', 'ours/default-flags', 'ours/unobserved', 'mercurius+jit'];
+const GRAPH_TARGETS: readonly TargetName[] = ['ours', 'ours/no-jit', 'ours/no-limits', 'ours/no-prepared', 'ours/default-flags', 'ours/unobserved', 'mercurius+jit'];
 
 interface Scenario {
   name: 'issue' | 'variables' | 'large' | 'rest';
@@ -288,7 +289,7 @@ try {
     mercuriusP99Ms: rowOf(scenario, 'mercurius+jit')?.result.p99Ms,
   });
   const ablation = (scenario: Scenario['name']) =>
-    Object.fromEntries(['ours/no-jit', 'ours/no-limits', 'ours/default-flags', 'ours/unobserved'].map((name) => [name, ratio(rps(scenario, name as TargetName), rps(scenario, 'ours'))]));
+    Object.fromEntries(['ours/no-jit', 'ours/no-limits', 'ours/no-prepared', 'ours/default-flags', 'ours/unobserved'].map((name) => [name, ratio(rps(scenario, name as TargetName), rps(scenario, 'ours'))]));
   const peakRss = Math.max(...memoryRows.filter((row) => row.target === 'ours').map((row) => row.peakRssMb));
   const targets = {
     issueVsMercurius: versusMercurius('issue'),

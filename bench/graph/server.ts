@@ -2,7 +2,7 @@
  * One target of bench/graph, in its own process (forked by run.ts with an IPC channel), so that
  * every server has the CPU and memory of a process to itself and its RSS is its own.
  *
- *   argv[2]: ours | ours/no-jit | ours/no-limits | ours/default-flags | ours/unobserved | ours+cache
+ *   argv[2]: ours | ours/no-jit | ours/no-limits | ours/no-prepared | ours/default-flags | ours/unobserved | ours+cache
  *            | mercurius+jit | yoga/fixed-bytes | floor | floor/rest
  *            (ours/default-flags is ours; run.ts runs it without the start script's node flags)
  *            ours logs every request at LOG_LEVEL info (to /dev/null through the same asynchronous
@@ -25,7 +25,7 @@ import type { SandboxCredentials } from '../../src/sandbox/index.js';
 // Modules are imported by the target that needs them, so each process's RSS holds only its own server.
 
 type Target =
-  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
+  | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/no-prepared' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
   | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor' | 'floor/rest';
 
 const target = process.argv[2] as Target;
@@ -69,7 +69,7 @@ async function startTarget(): Promise<string> {
   const observed = target !== 'ours/unobserved';
   const logger = observed ? createLogger({ level: 'info', destination: logDestination('/dev/null') }) : createLogger({ level: 'silent' });
   const config = await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' });
-  const app = await createChannelApp(config, { logger, observeRequests: observed, graphLimits: target !== 'ours/no-limits' });
+  const app = await createChannelApp(config, { logger, observeRequests: observed, graphLimits: target !== 'ours/no-limits', graphPreparedOperations: target !== 'ours/no-prepared' });
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));
   if (target !== 'mercurius+jit') return app.url;
 

@@ -2,15 +2,20 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DocumentNode } from 'graphql';
 import type { Plugin, YogaInitialContext, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphContext, type ChannelGraphStore } from './context.js';
-import { requestHeadLimitFor } from './document-limit.js';
 import type { GraphSettings } from './graph-settings.js';
 import type { ExecutionObserver } from './execution-observer.js';
 import { createGraphiQLAssets } from './graphiql-assets.js';
 import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
+import { createDocumentCache } from './document-cache.js';
+import { acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, withReadBody, writeAnswer, type AnswerRequest } from './graph-answers.js';
+import type { Execution } from './jit.js';
+import { createPreparedOperations } from './prepared-operations.js';
+import { requestBodyLimitFor, requestHeadLimitFor } from './document-limit.js';
 import { createResponseCache } from './response-cache.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
@@ -73,6 +78,12 @@ export interface ChannelGraphOptions {
   executionObserver?: ExecutionObserver;
   /** Told the result of every response-cache lookup (true: a hit). */
   onResponseCacheLookup?: (hit: boolean) => void;
+  /**
+   * Repeated queries answered by their prepared operation (prepared-operations.ts; default true, with
+   * graphql-jit and no plugins of `plugins`, which would run per request). Off only to measure what
+   * it is worth (bench/graph).
+   */
+  preparedOperations?: boolean;
 }
 
 /** Where the graph is served. */
@@ -109,6 +120,19 @@ function withPartialErrors(observer: ExecutionObserver): ExecutionObserver {
  * the yoga instance is disposed (`await yoga.dispose()`).
  */
 export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
+  return createChannelGraphWith(options).graph;
+}
+
+/** The graph, with what the layers in front of it run its compiled operations with. */
+interface GraphWithExecution {
+  graph: ChannelGraph;
+  /** The executor (graphql-jit, the observer); undefined when neither is on. */
+  execution: Execution | undefined;
+  documentOf: (text: string) => DocumentNode | undefined;
+  context: () => ChannelGraphContext;
+}
+
+function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecution {
   const { store, settings } = options;
   const indexes = createSnapshotIndexes(store);
   // The graph's own log (when none is given) is closed with the graph.
@@ -133,11 +157,18 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   ].map(withAnyContext);
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
-  return createGraphServer<ChannelGraphContext>({
+  const documentCache = createDocumentCache();
+  const context = (): ChannelGraphContext => createChannelGraphContext(store, indexes);
+  let execution: Execution | undefined;
+  const graph = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
     resolvers: createChannelResolvers(indexes, events),
     plugins,
-    context: () => createChannelGraphContext(store, indexes),
+    context,
+    documentCache,
+    onExecution: (made) => {
+      execution = made;
+    },
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     maxDocumentBytes: settings.maxDocumentBytes,
     jit: settings.jit,
@@ -152,6 +183,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
     landingPage: false,
     ...(options.logger && { logging: options.logger }),
   });
+  return { graph, execution, documentOf: documentCache.documentOf, context };
 }
 
 /** What the app mounts at /graphql: the graph, behind the response cache when it is on. */
@@ -174,28 +206,34 @@ export interface ChannelGraphHandler {
 export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
   const { settings, store } = options;
   const maxHeaderBytes = requestHeadLimitFor(settings.maxDocumentBytes);
-  if (!settings.responseCache) {
-    const graph = createChannelGraph(options);
-    return {
-      graph,
-      requestListener: withValidHost((request, response) => void graph.requestListener(request, response)),
-      maxHeaderBytes,
-      dispose: async () => graph.dispose(),
-    };
+  const maxRequestBytes = requestBodyLimitFor(settings.maxDocumentBytes);
+  const cache = settings.responseCache
+    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
+    : undefined;
+  // Per-request plugins given by the caller (a tracer's spans) would be skipped by a prepared answer.
+  const prepare = (options.preparedOperations ?? true) && settings.jit && (options.plugins ?? []).length === 0;
+  const yogaAnswers = cache === undefined && prepare ? createYogaAnswers() : undefined;
+  const answersPlugin = cache?.plugin ?? yogaAnswers?.plugin;
+  const { graph, execution, documentOf, context } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
+  const passThrough = (request: IncomingMessage, response: ServerResponse): void => void graph.requestListener(request, response);
+  const onError = (error: unknown): void => graph.logger.error(error);
+  const fromYoga: AnswerRequest | undefined = cache?.answerer((request) => graph.fetch(request)) ?? yogaAnswers?.answerWith((request) => graph.fetch(request));
+  const prepared = prepare && execution !== undefined && fromYoga !== undefined ? createPreparedOperations({ documentOf, prepared: execution.prepared, context }) : undefined;
+  const answer = prepared !== undefined && fromYoga !== undefined ? prepared.answerer(fromYoga) : fromYoga;
+
+  let requestListener: (request: IncomingMessage, response: ServerResponse) => void = passThrough;
+  if (cache !== undefined && answer !== undefined) requestListener = cache.listenerFor(answer, passThrough, onError);
+  else if (answer !== undefined) {
+    // No response cache: only the requests a prepared operation may answer are read here.
+    const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
+    requestListener = withReadBody(preparable, maxRequestBytes, async (request, response, body) => writeAnswer(response, await answer(request, body)), passThrough, onError);
   }
-  const cache = createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) });
-  const graph = createChannelGraph({ ...options, plugins: [...(options.plugins ?? []), cache.plugin] });
-  const requestListener = cache.listener(
-    (request) => graph.fetch(request),
-    (request, response) => void graph.requestListener(request, response),
-    (error) => graph.logger.error(error),
-  );
   return {
     graph,
     requestListener: withValidHost(requestListener),
     maxHeaderBytes,
     async dispose() {
-      cache.close();
+      cache?.close();
       await graph.dispose();
     },
   };

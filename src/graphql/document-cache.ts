@@ -49,6 +49,8 @@ export interface DocumentCache {
   readonly plugin: Plugin;
   /** The entry holding this very document object, while it is cached. */
   entryOf(document: DocumentNode): CachedDocument | undefined;
+  /** The cached (parsed and validated) document of this text, as a request with it would find it. */
+  documentOf: (text: string) => DocumentNode | undefined;
   /** Adds `bytes` to the weight of a cached entry (work derived from it); may evict it or others. */
   charge(entry: CachedDocument, bytes: number): void;
   /** Entries and summed weight held (for tests and benchmarks). */
@@ -125,6 +127,7 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
   return {
     plugin,
     entryOf: (document) => slotOf(document)?.entry,
+    documentOf: (text) => lru.get(text)?.entry.document,
     charge(entry, bytes) {
       const slot = slotOf(entry.document);
       // A new slot object: lru-cache re-weighs a key only when its value changes.

@@ -35,14 +35,20 @@ function finish(result: ExecutionResult): ExecutionResult {
 
 type ExecuteFn = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
 
-/** The executor of one compiled operation, made once with it (not per request). */
-function executorOf(compiled: CompiledQuery): ExecuteFn {
-  return (args) => {
-    const result = compiled.query(args.rootValue, args.contextValue, args.variableValues);
+/** Runs a compiled query operation with a request's context and variables (no root value, as yoga). */
+type RunCompiled = (contextValue: unknown, variableValues: ExecutionArgs['variableValues']) => Promise<ExecutionResult> | ExecutionResult;
+
+function runnerOf(compiled: CompiledQuery): RunCompiled {
+  return (contextValue, variableValues) => {
+    const result = compiled.query(undefined, contextValue, variableValues);
     return result instanceof Promise ? result.then(finish) : finish(result);
   };
 }
 
+/** The executor of one compiled operation, made once with it (not per request). */
+function executorOf(run: RunCompiled): ExecuteFn {
+  return (args) => run(args.contextValue, args.variableValues);
+}
 /** `execute` with the observer told of its start and its result. */
 function observedExecutor(execute: ExecuteFn, operation: ObservedOperation): ExecuteFn {
   return (args) => {
@@ -68,11 +74,32 @@ export interface ExecutionOptions {
 
 /** What runs one operation of a document: its compiled form (or NOT_COMPILED), observed or not. */
 interface OperationExecutors {
+  run: RunCompiled | typeof NOT_COMPILED;
   compiled: ExecuteFn | typeof NOT_COMPILED;
   /** The observer's view of the operation (undefined without an observer). */
   observed: ObservedOperation | undefined;
   /** `compiled` wrapped for the observer, made once. */
   observedCompiled: ExecuteFn | typeof NOT_COMPILED;
+}
+
+/**
+ * A query operation of a cached document that graphql-jit compiled, as the layers in front of yoga
+ * run it again (prepared-operations.ts): unobserved, so that they report it only when they answer.
+ */
+export interface PreparedOperation {
+  run: RunCompiled;
+  /** The observer's view of the operation (undefined without an observer). */
+  observed: ObservedOperation | undefined;
+}
+
+export interface Execution {
+  /** The onExecute hook; register once, on one server. */
+  readonly plugin: Plugin;
+  /**
+   * The compiled operation `operationName` (undefined: the document's only one) of a cached document,
+   * once yoga has executed it compiled; undefined for anything else.
+   */
+  prepared: (document: DocumentNode, operationName: string | undefined) => PreparedOperation | undefined;
 }
 
 /**
@@ -89,16 +116,16 @@ interface OperationExecutors {
  * - with an `observer`, every execution is timed and reported to it. For a cached document the
  *   observed executor is made once per operation, so the hot path allocates nothing for it.
  */
-export function useExecution(options: ExecutionOptions): Plugin {
+export function createExecution(options: ExecutionOptions): Execution {
   const { cache, jit, observer } = options;
   const byDocument = new WeakMap<DocumentNode, Map<string, OperationExecutors>>();
 
-  function compile(entry: CachedDocument, args: ExecutionArgs): ExecuteFn | typeof NOT_COMPILED {
+  function compile(entry: CachedDocument, args: ExecutionArgs): RunCompiled | typeof NOT_COMPILED {
     if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
     const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
     if (!isCompiledQuery(result)) return NOT_COMPILED;
     cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
-    return executorOf(result);
+    return runnerOf(result);
   }
 
   function executorsOf(entry: CachedDocument | undefined, args: ExecutionArgs): OperationExecutors {
@@ -106,9 +133,10 @@ export function useExecution(options: ExecutionOptions): Plugin {
     const operations = byDocument.get(args.document);
     const known = operations?.get(operationName);
     if (known !== undefined) return known;
-    const compiled = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
+    const run = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
+    const compiled = run === NOT_COMPILED ? NOT_COMPILED : executorOf(run);
     const observed = observer?.operation(args.document, args.operationName ?? undefined);
-    const executors: OperationExecutors = { compiled, observed, observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled };
+    const executors: OperationExecutors = { run, compiled, observed, observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled };
     // Kept only for cached documents (a document object seen once is garbage after its request);
     // an operation the document does not hold is not kept either, so the inner maps stay bounded.
     if (entry !== undefined && getOperationAST(args.document, args.operationName) !== null) {
@@ -119,11 +147,19 @@ export function useExecution(options: ExecutionOptions): Plugin {
   }
 
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      const executionArgs = args as ExecutionArgs;
-      const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs);
-      if (executors.observedCompiled !== NOT_COMPILED) setExecuteFn(executors.observedCompiled);
-      else if (executors.observed !== undefined) setExecuteFn(observedExecutor(executeFn as ExecuteFn, executors.observed));
+    plugin: {
+      onExecute({ args, executeFn, setExecuteFn }) {
+        const executionArgs = args as ExecutionArgs;
+        const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs);
+        if (executors.observedCompiled !== NOT_COMPILED) setExecuteFn(executors.observedCompiled);
+        else if (executors.observed !== undefined) setExecuteFn(observedExecutor(executeFn as ExecuteFn, executors.observed));
+      },
+    },
+    prepared: (document, operationName) => {
+      // Kept only while the document is cached (byDocument outlives an evicted entry until GC).
+      if (cache.entryOf(document) === undefined) return undefined;
+      const executors = byDocument.get(document)?.get(operationName ?? '');
+      return executors === undefined || executors.run === NOT_COMPILED ? undefined : { run: executors.run, observed: executors.observed };
     },
   };
 }

@@ -7,7 +7,7 @@ import { createDocumentCache, type DocumentCache } from './document-cache.js';
 import { DEFAULT_MAX_DOCUMENT_BYTES, requestBodyLimitFor, useDocumentLimit } from './document-limit.js';
 import { createMaskError } from './error-masking.js';
 import type { ExecutionObserver } from './execution-observer.js';
-import { useExecution } from './jit.js';
+import { createExecution, type Execution } from './jit.js';
 import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
 import { useKnownOperationTypes, useStreamingSubscriptions } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
@@ -35,6 +35,8 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   jit?: boolean;
   /** Told of every execution (metrics, spans); default none. */
   executionObserver?: ExecutionObserver;
+  /** Given the server's executor once it is made: its compiled operations can be run again (prepared-operations.ts). */
+  onExecution?: (execution: Execution) => void;
   /**
    * Development mode (default false): errors carry the original error with its stack. Never in
    * production: no answer then contains a stack trace or a file path.
@@ -86,6 +88,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     documentCache = createDocumentCache(),
     jit = false,
     executionObserver,
+    onExecution,
     development = false,
     maskedErrors = true,
     missingResolvers,
@@ -94,6 +97,8 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
   const schema = createExecutableSchema(source, resolvers, missingResolvers);
   const bodyLimit = maxRequestBodySize ?? requestBodyLimitFor(maxDocumentBytes);
+  const execution = jit || executionObserver !== undefined ? createExecution({ cache: documentCache, jit, observer: executionObserver }) : undefined;
+  if (execution !== undefined) onExecution?.(execution);
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',
     ...yogaOptions,
@@ -110,7 +115,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
       useKnownOperationTypes(),
       useStreamingSubscriptions(),
       documentCache.plugin,
-      ...(jit || executionObserver !== undefined ? [useExecution({ cache: documentCache, jit, observer: executionObserver })] : []),
+      ...(execution === undefined ? [] : [execution.plugin]),
       useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),
       // Last, so that it wraps whichever request parser the plugins before it selected.
       ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)]),

@@ -1,0 +1,188 @@
+/**
+ * GraphQL answers as the layers in front of yoga handle them (the response cache, prepared
+ * operations): a status, the headers to write, the bytes, and whether a query operation produced
+ * them. Yoga's answers are read through its fetch API; a layer may answer in its place only with
+ * headers yoga gave for a request of the same shape (see prepared-operations.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperationAST, OperationTypeNode, type ExecutionArgs } from 'graphql';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { readRequestBody } from '../lib/body.js';
+
+/** A GraphQL answer, ready to write or to keep. */
+export interface GraphAnswer {
+  status: number;
+  /** Header names in lower case; never the framing (`content-length`), `date` or hop-by-hop fields. */
+  headers: ReadonlyMap<string, string>;
+  bytes: Buffer;
+  /** Produced by executing a query operation (never a mutation): the only answers worth replaying. */
+  query: boolean;
+}
+
+/** Answers one request whose body has been read. */
+export type AnswerRequest = (request: IncomingMessage, body: Buffer) => Promise<GraphAnswer>;
+
+/** The GraphQL server's side: answer one fetch-API request. */
+export type FetchHandler = (request: Request) => Promise<Response> | Response;
+export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * The request headers an answer may depend on, besides the method, the URL and the body: yoga's
+ * media-type negotiation reads `Accept`, its CORS answer echoes the Origin (with `Vary: Origin`) and
+ * answers preflights from the `Access-Control-Request-*` fields. An answer whose `Vary` names any
+ * other header is never replayed.
+ */
+export const KEYED_REQUEST_HEADERS = ['accept', 'origin', 'access-control-request-headers', 'access-control-request-method'] as const;
+const KEYED = new Set<string>(KEYED_REQUEST_HEADERS);
+
+/**
+ * Response headers never replayed (compared in lower case): the hop-by-hop fields of RFC 9110
+ * §7.6.1, which describe one connection, and the framing recomputed for the bytes written.
+ */
+const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'date']);
+
+/** `Vary` names only request headers in KEYED_REQUEST_HEADERS (and not `*`, RFC 9110 §12.5.5). */
+export function variesOnKeyOnly(vary: string | undefined): boolean {
+  if (vary === undefined) return true;
+  return vary.split(',').every((field) => KEYED.has(field.trim().toLowerCase()));
+}
+
+export function isJson(contentType: string | undefined): boolean {
+  return /^application\/(graphql-response\+)?json\b/i.test(contentType ?? '');
+}
+
+/** A JSON answer without `errors`: the whole of it is data. */
+export function hasNoErrors(body: Buffer): boolean {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { errors?: unknown };
+    return parsed.errors === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** An answer that may be replayed to a request of the same key: a query's JSON data, 200, no errors. */
+export function isReplayable(answer: GraphAnswer): boolean {
+  return answer.status === 200 && answer.query && variesOnKeyOnly(answer.headers.get('vary')) && isJson(answer.headers.get('content-type')) && hasNoErrors(answer.bytes);
+}
+
+export function flatten(headers: Iterable<[string, string]>): string[] {
+  return [...headers].flat();
+}
+
+/** The headers to write again, names in lower case, without the fields the Connection header lists. */
+function replayableHeaders(headers: Headers): Map<string, string> {
+  const connectionFields = new Set((headers.get('connection') ?? '').split(',').map((field) => field.trim().toLowerCase()));
+  const kept = new Map<string, string>();
+  headers.forEach((value, name) => {
+    const lower = name.toLowerCase();
+    if (!NOT_REPLAYED.has(lower) && !connectionFields.has(lower)) kept.set(lower, value);
+  });
+  return kept;
+}
+
+function toFetchRequest(request: IncomingMessage, body: Buffer): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+  return new Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) });
+}
+
+export interface YogaAnswers {
+  /** Install on the yoga server: notes which requests executed a query operation. */
+  readonly plugin: Plugin<YogaInitialContext>;
+  /** Answers through `handle` (the yoga server's fetch), as a GraphAnswer. */
+  answerWith(handle: FetchHandler): AnswerRequest;
+}
+
+/** Yoga's answers, read whole through its fetch API (for requests whose body is already read). */
+export function createYogaAnswers(): YogaAnswers {
+  /** The requests (the fetch API objects handed to the server) that executed a query operation. */
+  const queries = new WeakSet<Request>();
+  return {
+    plugin: {
+      onExecute({ args }) {
+        // @envelop/types resolves ExecutionArgs to any in this tree: name the fields' real types.
+        const { document, operationName } = args as Pick<ExecutionArgs, 'document' | 'operationName'>;
+        if (getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY) queries.add(args.contextValue.request);
+      },
+    },
+    answerWith: (handle) => async (request, body) => {
+      const fetchRequest = toFetchRequest(request, body);
+      const answered = await handle(fetchRequest);
+      const bytes = Buffer.from(await answered.arrayBuffer());
+      return { status: answered.status, headers: replayableHeaders(answered.headers), bytes, query: queries.has(fetchRequest) };
+    },
+  };
+}
+
+export function writeAnswer(response: ServerResponse, answer: GraphAnswer): void {
+  response.writeHead(answer.status, [...flatten(answer.headers), 'content-length', String(answer.bytes.length)]);
+  response.end(answer.bytes);
+}
+
+/**
+ * Whether the client takes the answer as one JSON document: never GraphiQL's HTML page, and never a
+ * streamed answer (server-sent events, incremental delivery in multipart/mixed), which yoga streams.
+ */
+export function acceptsWholeAnswer(request: IncomingMessage): boolean {
+  return !/text\/html|text\/event-stream|multipart\/mixed/i.test(request.headers.accept ?? '');
+}
+
+/** Whether the request is a POST of a JSON body of a declared length up to `maxRequestBytes`. */
+export function isBoundedJsonPost(request: IncomingMessage, maxRequestBytes: number): boolean {
+  if (request.method !== 'POST') return false;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  return declared <= maxRequestBytes && (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+}
+
+/** A GraphQL-over-HTTP error answer of the layers in front of yoga (never a stack trace). */
+function sendError(response: ServerResponse, status: number, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ errors: [{ message }] });
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...(status < 500 && { connection: 'close' }) });
+  response.end(body);
+}
+
+/** raw-body's refusals of a client's body (declared length not matching the bytes sent, aborted upload): 4xx. */
+function clientStatusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/**
+ * A listener that reads the body of the requests `handles` selects (bounded: they declare their
+ * length) and gives it to `answer`; every other request goes to `passThrough` untouched, its body
+ * unread (yoga streams what it streams). A client's broken body is a 4xx; only our own failure is a
+ * 500, and its body says no more than "Unexpected error.".
+ */
+export function withReadBody(
+  handles: (request: IncomingMessage) => boolean,
+  limitBytes: number,
+  answer: (request: IncomingMessage, response: ServerResponse, body: Buffer) => Promise<void>,
+  passThrough: NodeListener,
+  onError: (error: unknown) => void,
+): NodeListener {
+  return (request, response) => {
+    if (!handles(request)) {
+      passThrough(request, response);
+      return;
+    }
+    const respond = async (): Promise<void> => {
+      const body = request.method === 'POST' ? await readRequestBody(request, limitBytes) : Buffer.alloc(0);
+      await answer(request, response, body);
+    };
+    respond().catch((error: unknown) => {
+      const status = clientStatusOf(error);
+      if (status !== undefined) return sendError(response, status, 'The request body could not be read (its length does not match Content-Length, or the upload stopped).');
+      onError(error);
+      sendError(response, 500, 'Unexpected error.');
+    });
+  };
+}
