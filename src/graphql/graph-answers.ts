@@ -1,6 +1,6 @@
 /**
  * GraphQL answers as the layers in front of yoga handle them (the response cache, prepared
- * operations): a status, the headers to write, the bytes, and whether a query operation produced
+ * operations): a status, the headers to write, the body, and whether a query operation produced
  * them. Yoga's answers are read through its fetch API; a layer may answer in its place only with
  * headers yoga gave for a request of the same shape (see prepared-operations.ts).
  */
@@ -14,7 +14,10 @@ export interface GraphAnswer {
   status: number;
   /** Header names in lower case; never the framing (`content-length`), `date` or hop-by-hop fields. */
   headers: ReadonlyMap<string, string>;
-  bytes: Buffer;
+  /** The bytes read from yoga, or the JSON text of a prepared answer (written as it is, not copied first). */
+  body: Buffer | string;
+  /** The headers as a flat [name, value, …] list, when the producer keeps one already. */
+  flatHeaders?: readonly string[];
   /** Produced by executing a query operation (never a mutation): the only answers worth replaying. */
   query: boolean;
 }
@@ -52,9 +55,9 @@ export function isJson(contentType: string | undefined): boolean {
 }
 
 /** A JSON answer without `errors`: the whole of it is data. */
-export function hasNoErrors(body: Buffer): boolean {
+export function hasNoErrors(body: Buffer | string): boolean {
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { errors?: unknown };
+    const parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as { errors?: unknown };
     return parsed.errors === undefined;
   } catch {
     return false;
@@ -63,7 +66,7 @@ export function hasNoErrors(body: Buffer): boolean {
 
 /** An answer that may be replayed to a request of the same key: a query's JSON data, 200, no errors. */
 export function isReplayable(answer: GraphAnswer): boolean {
-  return answer.status === 200 && answer.query && variesOnKeyOnly(answer.headers.get('vary')) && isJson(answer.headers.get('content-type')) && hasNoErrors(answer.bytes);
+  return answer.status === 200 && answer.query && variesOnKeyOnly(answer.headers.get('vary')) && isJson(answer.headers.get('content-type')) && hasNoErrors(answer.body);
 }
 
 export function flatten(headers: Iterable<[string, string]>): string[] {
@@ -110,18 +113,19 @@ export function createYogaAnswers(): YogaAnswers {
         if (getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY) queries.add(args.contextValue.request);
       },
     },
-    answerWith: (handle) => async (request, body) => {
-      const fetchRequest = toFetchRequest(request, body);
+    answerWith: (handle) => async (request, requestBody) => {
+      const fetchRequest = toFetchRequest(request, requestBody);
       const answered = await handle(fetchRequest);
-      const bytes = Buffer.from(await answered.arrayBuffer());
-      return { status: answered.status, headers: replayableHeaders(answered.headers), bytes, query: queries.has(fetchRequest) };
+      const body = Buffer.from(await answered.arrayBuffer());
+      return { status: answered.status, headers: replayableHeaders(answered.headers), body, query: queries.has(fetchRequest) };
     },
   };
 }
 
 export function writeAnswer(response: ServerResponse, answer: GraphAnswer): void {
-  response.writeHead(answer.status, [...flatten(answer.headers), 'content-length', String(answer.bytes.length)]);
-  response.end(answer.bytes);
+  const length = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
+  response.writeHead(answer.status, [...(answer.flatHeaders ?? flatten(answer.headers)), 'content-length', String(length)]);
+  response.end(answer.body);
 }
 
 /**

@@ -98,10 +98,11 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
 
   function entryOf(answer: GraphAnswer): Entry {
     const headers = new Map(answer.headers);
-    const etag = entityTag(answer.bytes);
+    const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    const etag = entityTag(bytes);
     headers.set('etag', etag);
     const notModified = [...headers].filter(([name]) => !NOT_IN_NOT_MODIFIED.has(name));
-    return { okHeaders: flatten([...headers, ['content-length', String(answer.bytes.length)]]), notModifiedHeaders: flatten(notModified), bytes: answer.bytes, etag };
+    return { okHeaders: flatten([...headers, ['content-length', String(bytes.length)]]), notModifiedHeaders: flatten(notModified), bytes, etag };
   }
 
   async function respond(produce: AnswerRequest, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
