@@ -6,7 +6,7 @@
  *   variables and operation names, variables that coerce and that do not, Accept and Origin headers,
  *   bodies with extensions or odd members), each three times, to two servers over the same snapshot
  *   store on 127.0.0.1 — one with prepared operations, one without — and requires the same status,
- *   headers and bytes every time.
+ *   headers and bytes every time — with the response cache off, and on (its misses are prepared).
  * - Against a small yoga server: a shape's third request no longer reaches yoga (counted by an
  *   onParams hook) while its resolver still runs with the request's own variables; errors, an
  *   evicted document and a body with extensions go back to yoga.
@@ -41,13 +41,15 @@ async function exchange(baseUrl: string, body: string, headers: Record<string, s
   return { status: response.status, headers: kept, body: await response.text() };
 }
 
-describe('prepared operations answer as yoga does (channel graph, two servers over one store)', () => {
+describe.each([
+  ['the response cache off (every answer executed)', false],
+  ['the response cache on (the default: prepared operations answer its misses)', true],
+])('prepared operations answer as yoga does (channel graph, two servers over one store), %s', (_name, responseCache) => {
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let reference: ChannelGraphHandler;
   let referenceServer: Listening;
   beforeAll(async () => {
-    // The app as `npm start` runs it but for the response cache (off: every answer is executed).
-    const settings = { ...testConfig('').graph, jit: true, responseCache: false };
+    const settings = { ...testConfig('').graph, jit: true, responseCache };
     started = await startGraphApp(settings);
     reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, logger: { debug() {}, info() {}, warn() {}, error() {} } });
     referenceServer = await listen((request, response) => reference.requestListener(request, response));
