@@ -67,6 +67,9 @@ describe.each([
     'query Stats { stats { subscribers } } query Tiers { tiers(platform: MEMBERSHIP) { title amountCents } }',
     'query Patron($id: String!) { patron(id: $id) { name tier { title } } }',
     'fragment S on Supporter { id name } query($p: Platform) { supporters(platform: $p) { ...S } }',
+    'subscription { statsChanged { subscribers } }',
+    'mutation { nope }',
+    '{ supporters { id',
   ];
   const variables = fc.oneof(
     fc.constant(undefined),
