@@ -24,7 +24,7 @@ export interface StartedServer {
   firstAnswerMs: number;
   /** stdout and stderr so far. */
   output(): string;
-  /** SIGTERM to the process group; SIGKILL if it has not exited 15 s later. Resolves with the child's exit code. */
+  /** SIGTERM to the process group; SIGKILL if it has not exited 15 s later. Resolves with the child's exit code once no process of the group is left. */
   stop(): Promise<number | null>;
 }
 
@@ -50,6 +50,24 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(group, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once no process of the group is left; SIGKILLs what is left after 15 s. */
+async function groupGone(group: number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (signalGroup(group, 0)) {
+    if (performance.now() > deadline) signalGroup(group, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
 export function npmStart(dir: string, options: NpmStartOptions = {}): Promise<StartedServer> {
   return startService('npm', ['start'], dir, options);
 }
@@ -67,13 +85,20 @@ export async function startService(command: string, args: readonly string[], dir
   let exitCode: number | undefined | null;
   void exited.then((code) => (exitCode = code));
 
+  const group = -(child.pid ?? 0);
   const stop = async (): Promise<number | null> => {
-    if (exitCode !== undefined) return exitCode;
-    const group = -(child.pid ?? 0);
+    if (exitCode !== undefined) {
+      await groupGone(group);
+      return exitCode;
+    }
     process.kill(group, 'SIGTERM');
-    const killer = setTimeout(() => process.kill(group, 'SIGKILL'), 15_000);
+    const killer = setTimeout(() => signalGroup(group, 'SIGKILL'), 15_000);
     try {
-      return await exited;
+      const code = await exited;
+      // npm can exit before the server it started has finished closing (and writing its snapshots):
+      // the caller may remove the directory next, so wait for the whole group.
+      await groupGone(group);
+      return code;
     } finally {
       clearTimeout(killer);
     }
