@@ -217,7 +217,9 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
   const { graph, execution, documentOf, context } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
   const passThrough = (request: IncomingMessage, response: ServerResponse): void => void graph.requestListener(request, response);
   const onError = (error: unknown): void => graph.logger.error(error);
-  const fromYoga: AnswerRequest | undefined = cache?.answerer((request) => graph.fetch(request)) ?? yogaAnswers?.answerWith((request) => graph.fetch(request));
+  // Requests made with yoga's own fetch classes: its parser reads their string body without a web stream.
+  const handle = (request: Request): Promise<Response> | Response => graph.fetch(request);
+  const fromYoga: AnswerRequest | undefined = cache?.answerer(handle, graph.fetchAPI) ?? yogaAnswers?.answerWith(handle, graph.fetchAPI);
   const prepared = prepare && execution !== undefined && fromYoga !== undefined ? createPreparedOperations({ documentOf, prepared: execution.prepared, context }) : undefined;
   const answer = prepared !== undefined && fromYoga !== undefined ? prepared.answerer(fromYoga) : fromYoga;
 

@@ -84,21 +84,31 @@ function replayableHeaders(headers: Headers): Map<string, string> {
   return kept;
 }
 
-function toFetchRequest(request: IncomingMessage, body: Buffer): Request {
-  const headers = new Headers();
+/**
+ * The fetch-API classes requests are built with: yoga's own (`yoga.fetchAPI`, the @whatwg-node
+ * ponyfill, which keeps a string body as it is and hands it back to yoga's parser without a web
+ * stream), or the platform's.
+ */
+export interface FetchClasses {
+  Request: new (input: string, init: { method: string; headers: Headers; body?: string }) => Request;
+  Headers: new () => Headers;
+}
+
+function toFetchRequest(request: IncomingMessage, body: Buffer, classes: FetchClasses): Request {
+  const headers = new classes.Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) headers.set(name, value.join(', '));
   }
-  const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
-  return new Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) });
+  const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`;
+  return new classes.Request(url, { method: request.method ?? 'GET', headers, ...(request.method === 'POST' && { body: body.toString('utf8') }) });
 }
 
 export interface YogaAnswers {
   /** Install on the yoga server: notes which requests executed a query operation. */
   readonly plugin: Plugin<YogaInitialContext>;
-  /** Answers through `handle` (the yoga server's fetch), as a GraphAnswer. */
-  answerWith(handle: FetchHandler): AnswerRequest;
+  /** Answers through `handle` (the yoga server's fetch, given requests made with `classes`), as a GraphAnswer. */
+  answerWith(handle: FetchHandler, classes?: FetchClasses): AnswerRequest;
 }
 
 /** Yoga's answers, read whole through its fetch API (for requests whose body is already read). */
@@ -113,8 +123,8 @@ export function createYogaAnswers(): YogaAnswers {
         if (getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY) queries.add(args.contextValue.request);
       },
     },
-    answerWith: (handle) => async (request, requestBody) => {
-      const fetchRequest = toFetchRequest(request, requestBody);
+    answerWith: (handle, classes = globalThis) => async (request, requestBody) => {
+      const fetchRequest = toFetchRequest(request, requestBody, classes);
       const answered = await handle(fetchRequest);
       const body = Buffer.from(await answered.arrayBuffer());
       return { status: answered.status, headers: replayableHeaders(answered.headers), body, query: queries.has(fetchRequest) };

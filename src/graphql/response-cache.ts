@@ -6,7 +6,7 @@ import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 import type { ChannelGraphStore } from './context.js';
 import {
   acceptsWholeAnswer, createYogaAnswers, flatten, isBoundedJsonPost, isReplayable, KEYED_REQUEST_HEADERS, withReadBody, writeAnswer,
-  type AnswerRequest, type FetchHandler, type GraphAnswer, type NodeListener,
+  type AnswerRequest, type FetchClasses, type FetchHandler, type GraphAnswer, type NodeListener,
 } from './graph-answers.js';
 
 export type { FetchHandler, NodeListener } from './graph-answers.js';
@@ -134,7 +134,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
      */
     plugin: yogaAnswers.plugin,
     /** What a miss asks of the GraphQL server (`handle`, its fetch): its answer, read whole. */
-    answerer: (handle: FetchHandler): AnswerRequest => yogaAnswers.answerWith(handle),
+    answerer: (handle: FetchHandler, classes?: FetchClasses): AnswerRequest => yogaAnswers.answerWith(handle, classes),
     listenerFor,
     /** listenerFor(answerer(handle), …): a cache straight in front of the GraphQL server. */
     listener: (handle: FetchHandler, passThrough: NodeListener, onError: (error: unknown) => void): NodeListener => listenerFor(yogaAnswers.answerWith(handle), passThrough, onError),
