@@ -32,7 +32,7 @@ import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
 import { debugEnabled } from './oauth2/index.js';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox/index.js';
+import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
 
 export interface ChannelAppOptions {
@@ -122,7 +122,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
   });
   const observer = { logger: logger.child({ component: 'upstream' }), metrics, tracer };
-  const sandbox = config.upstream.mode === 'sandbox' ? await startSandbox(options.sandbox) : undefined;
+  // The emulator is loaded only in sandbox mode: a live deployment does not carry its code.
+  const sandbox = config.upstream.mode === 'sandbox' ? await (await import('./sandbox/index.js')).startSandbox(options.sandbox) : undefined;
   const upstream = sandbox !== undefined ? sandboxUpstream(sandbox) : (config.upstream as Exclude<ChannelConfig['upstream'], { mode: 'sandbox' }>);
   // Sandbox data never shares a directory with real data, so switching to live mode never serves it;
   // the sandbox's tokens die with it, so they are not persisted.

@@ -32,7 +32,7 @@ import {
   unknownSettingWarnings,
 } from './lib/settings.js';
 import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from './observability/logger.js';
-import { DEFAULT_REDIS_PREFIX, type RedisSettings } from './redis/connection.js';
+import { DEFAULT_REDIS_PREFIX, type RedisSettings } from './redis/settings.js';
 
 export interface MembershipSettings extends MembershipCredentials {
   apiBase: string;

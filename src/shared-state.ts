@@ -6,17 +6,12 @@
  * use: the token keeper, the snapshot store and the event log get their seams (TokenStore,
  * SharedSnapshots, RefreshLease, EventJournal) from here.
  */
-import type { Redis } from 'ioredis';
 import { createMembershipTokenStore } from './channel/membership-oauth.js';
 import type { SnapshotStoreOptions } from './channel/snapshot-store.js';
 import { createLocalEventJournal, type EventJournal } from './channel/supporter-events.js';
 import type { AuthorizeConfig, ChannelConfig } from './config.js';
 import { MemoryTokenStore, type TokenStore } from './oauth2/index.js';
-import { closeRedisConnection, createRedisConnection, prefixedKey, type RedisSettings } from './redis/connection.js';
-import { createRedisEventJournal, READ_BLOCK_MS } from './redis/event-journal.js';
-import { watchRedisHealth, type RedisHealth } from './redis/health.js';
-import { createRedisSharedSnapshots } from './redis/shared-snapshots.js';
-import { RedisTokenStore, refreshLockTtlMs } from './redis/token-store.js';
+import type { RedisHealth } from './redis/health.js';
 
 export type { RedisHealth } from './redis/health.js';
 
@@ -65,43 +60,16 @@ export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, op
       close: () => Promise.resolve(),
     };
   }
-  const settings: RedisSettings = { ...config.redis, prefix: options.sandbox ? `${config.redis.prefix}sandbox:` : config.redis.prefix };
-  const connection = createRedisConnection(settings, { connectionName: 'channel-graph:state' });
-  // A subscribed connection runs no other command, and a blocking read holds its connection: one each.
-  const subscriber = createRedisConnection(settings, { connectionName: 'channel-graph:changes' });
-  const reader = createRedisConnection(settings, { connectionName: 'channel-graph:events', commandTimeoutMs: READ_BLOCK_MS + 2_000 });
-  const connections: Redis[] = [connection, subscriber, reader];
-  const redisHealth = watchRedisHealth(connections);
-  // Unreachable at start: the replica starts anyway (from its upstreams) and catches up when Redis is back.
-  // All three, so /healthz reports reachable as soon as this resolves with Redis up.
-  await Promise.all(connections.map((redis) => redis.connect().catch(() => {})));
-  const tokenStore = options.sandbox
-    ? new MemoryTokenStore()
-    : new RedisTokenStore({
-        connection,
-        subscriber,
-        key: prefixedKey(settings, MEMBERSHIP_TOKEN_KEY),
-        lockTtlMs: refreshLockTtlMs(options.tokenEndpointDeadlineMs),
-        // Migration: the token file of a one-process deployment seeds Redis (newest by issue time wins). It is only read.
-        seed: () => fileStore.load(),
-        logger: options.logger,
-      });
-  const snapshots = createRedisSharedSnapshots({ settings, connection, subscriber });
-  const events = await createRedisEventJournal({ settings, connection, reader, maxEntries: options.eventsLogSize, logger: options.logger });
-  return {
-    tokenStore,
-    snapshots: { shared: snapshots, lease: snapshots },
-    events,
-    redisHealth,
-    async close() {
-      if (tokenStore instanceof RedisTokenStore) tokenStore.close();
-      snapshots.close();
-      events.close();
-      // The blocking read has nothing worth waiting for.
-      reader.disconnect(false);
-      await Promise.all([closeRedisConnection(connection), closeRedisConnection(subscriber)]);
-    },
-  };
+  // Loaded only here: a one-process deployment never loads ioredis.
+  const { createRedisSharedState } = await import('./redis/shared-state.js');
+  return createRedisSharedState(config.redis, {
+    tokenKey: MEMBERSHIP_TOKEN_KEY,
+    sandbox: options.sandbox,
+    tokenEndpointDeadlineMs: options.tokenEndpointDeadlineMs,
+    eventsLogSize: options.eventsLogSize,
+    seedFrom: fileStore,
+    logger: options.logger,
+  });
 }
 
 /** Where `npm run authorize` puts the token it obtains, and what `--revoke` clears. */
@@ -113,14 +81,6 @@ export interface LoginTokenStores {
   close(): Promise<void>;
 }
 
-/** REDIS_URL without its credentials, for messages. */
-function displayedUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.href;
-}
-
 /**
  * The token stores of the login command. With REDIS_URL it connects (rejects when Redis is
  * unreachable: the token has nowhere to go) and the token goes to the record the replicas share,
@@ -129,26 +89,7 @@ function displayedUrl(url: string): string {
 export async function openLoginTokenStores(config: Pick<AuthorizeConfig, 'dataDir' | 'redis'>, options: { lockHeldMs: number }): Promise<LoginTokenStores> {
   const fileStore = createMembershipTokenStore(config.dataDir);
   if (config.redis === undefined) return { store: fileStore, close: () => Promise.resolve() };
-  const connection = createRedisConnection(config.redis, { connectionName: 'channel-graph:authorize' });
-  // connect() rejects with "Connection is closed"; the reason (refused, TLS, auth) came as an 'error' event.
-  let reason: Error | undefined;
-  const noteReason = (error: Error): void => {
-    reason = error;
-  };
-  connection.on('error', noteReason);
-  try {
-    await connection.connect();
-  } catch (error) {
-    connection.disconnect(false);
-    throw new Error(`Redis at ${displayedUrl(config.redis.url)} is unreachable (${(reason ?? (error as Error)).message})`, { cause: error });
-  } finally {
-    connection.off('error', noteReason);
-  }
-  const key = prefixedKey(config.redis, MEMBERSHIP_TOKEN_KEY);
-  const store = new RedisTokenStore({ connection, key, lockTtlMs: refreshLockTtlMs(options.lockHeldMs) });
-  return {
-    store: Object.assign(store, { location: `Redis (${displayedUrl(config.redis.url)}, key ${key})` }),
-    formerFile: fileStore,
-    close: () => closeRedisConnection(connection),
-  };
+  const { openRedisLoginTokenStore } = await import('./redis/shared-state.js');
+  const shared = await openRedisLoginTokenStore(config.redis, { tokenKey: MEMBERSHIP_TOKEN_KEY, lockHeldMs: options.lockHeldMs });
+  return { ...shared, formerFile: fileStore };
 }

@@ -10,13 +10,9 @@
  * - `rediss://` is TLS (ioredis reads the scheme).
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisSettings } from './settings.js';
 
-export interface RedisSettings {
-  /** REDIS_URL: `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
-  url: string;
-  /** REDIS_PREFIX: prepended to every key and channel name, so several deployments can share one Redis. */
-  prefix: string;
-}
+export { DEFAULT_REDIS_PREFIX, prefixedKey, type RedisSettings } from './settings.js';
 
 export interface RedisConnectionOptions {
   /** Deadline of one command (default 2,000 ms). */
@@ -29,7 +25,6 @@ export interface RedisConnectionOptions {
   connectionName?: string;
 }
 
-export const DEFAULT_REDIS_PREFIX = 'channel-graph:';
 const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 const DEFAULT_MAX_RECONNECT_DELAY_MS = 1_000;
@@ -61,11 +56,6 @@ export function createRedisConnection(settings: RedisSettings, options: RedisCon
 /** Whether the connection is up now (`ready`); anything else is a reconnect in progress or closed. */
 export function redisReachable(connection: Redis): boolean {
   return connection.status === 'ready';
-}
-
-/** The key (or channel) `name` under REDIS_PREFIX. */
-export function prefixedKey(settings: Pick<RedisSettings, 'prefix'>, name: string): string {
-  return `${settings.prefix}${name}`;
 }
 
 /**
