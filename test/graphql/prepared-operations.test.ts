@@ -42,14 +42,15 @@ async function exchange(baseUrl: string, body: string, headers: Record<string, s
 }
 
 describe.each([
-  ['the response cache off (every answer executed)', false],
-  ['the response cache on (the default: prepared operations answer its misses)', true],
-])('prepared operations answer as yoga does (channel graph, two servers over one store), %s', (_name, responseCache) => {
+  ['the response cache off (every answer executed)', { responseCache: false }],
+  ['the response cache on (the default: prepared operations answer its misses)', { responseCache: true }],
+  ['trusted-documents mode (a query sent as text is refused, so never prepared)', { responseCache: false, trustedDocumentsOnly: true }],
+])('prepared operations answer as yoga does (channel graph, two servers over one store), %s', (_name, overrides) => {
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let reference: ChannelGraphHandler;
   let referenceServer: Listening;
   beforeAll(async () => {
-    const settings = { ...testConfig('').graph, jit: true, responseCache };
+    const settings = { ...testConfig('').graph, jit: true, ...overrides };
     started = await startGraphApp(settings);
     reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, logger: { debug() {}, info() {}, warn() {}, error() {} } });
     referenceServer = await listen((request, response) => reference.requestListener(request, response));
