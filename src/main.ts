@@ -86,6 +86,8 @@ try {
 }
 logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`);
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+// Lines are written in batches (observability/logger.ts): the start-up lines go out now, not with the first batch.
+logger.flush();
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);
 

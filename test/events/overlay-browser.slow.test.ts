@@ -36,8 +36,8 @@ describeWithBinary(CHROMIUM, 'the overlay in headless Chromium, served by npm st
     copy = await copyProject();
     // A stale copy builds first (prestart): minutes on a loaded machine.
     server = await npmStart(copy.dir, { timeoutMs: 300_000 });
-    const announced = /sandbox platforms at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output());
-    if (announced?.[1] === undefined) throw new Error(`npm start did not announce the sandbox:\n${server.output()}`);
+    const announced = await server.outputMatching(/sandbox platforms at (http:\/\/127\.0\.0\.1:\d+)/);
+    if (announced[1] === undefined) throw new Error(`npm start did not announce the sandbox:\n${server.output()}`);
     sandboxUrl = announced[1];
     browser = await chromium.launch({
       executablePath,

@@ -24,6 +24,11 @@ export interface StartedServer {
   firstAnswerMs: number;
   /** stdout and stderr so far. */
   output(): string;
+  /**
+   * The first match of `pattern` in the output, once it is there (log lines are written in batches,
+   * so a line logged before the first answer may reach the pipe after it); rejects after `timeoutMs`.
+   */
+  outputMatching(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** SIGTERM to the process group; SIGKILL if it has not exited 15 s later. Resolves with the child's exit code once no process of the group is left. */
   stop(): Promise<number | null>;
 }
@@ -113,5 +118,14 @@ export async function startService(command: string, args: readonly string[], dir
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  return { url, firstAnswerMs: performance.now() - started, output: () => output, stop };
+  const outputMatching = async (pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> => {
+    const giveUpAt = performance.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(output);
+      if (match !== null) return match;
+      if (performance.now() > giveUpAt) throw new Error(`${command} ${args.join(' ')} wrote nothing matching ${String(pattern)} within ${timeoutMs} ms:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  };
+  return { url, firstAnswerMs: performance.now() - started, output: () => output, outputMatching, stop };
 }
