@@ -97,8 +97,6 @@ function weightOf(key: string, template: Template): number {
 export interface PreparedOperations {
   /** `next`'s answers, but a request of a known shape is answered from its prepared operation. */
   answerer(next: AnswerRequest): AnswerRequest;
-  /** Shapes known (for tests and benchmarks). */
-  readonly shapes: number;
 }
 
 export function createPreparedOperations(options: PreparedOperationsOptions): PreparedOperations {
@@ -147,9 +145,6 @@ export function createPreparedOperations(options: PreparedOperationsOptions): Pr
       const answer = await next(request, body);
       if (isReplayable(answer) && operationOf(params) !== undefined) templates.set(key, templateOf(answer));
       return answer;
-    },
-    get shapes() {
-      return templates.size;
     },
   };
 }
