@@ -45,17 +45,17 @@ const KEYED = new Set<string>(KEYED_REQUEST_HEADERS);
 const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'date']);
 
 /** `Vary` names only request headers in KEYED_REQUEST_HEADERS (and not `*`, RFC 9110 §12.5.5). */
-export function variesOnKeyOnly(vary: string | undefined): boolean {
+function variesOnKeyOnly(vary: string | undefined): boolean {
   if (vary === undefined) return true;
   return vary.split(',').every((field) => KEYED.has(field.trim().toLowerCase()));
 }
 
-export function isJson(contentType: string | undefined): boolean {
+function isJson(contentType: string | undefined): boolean {
   return /^application\/(graphql-response\+)?json\b/i.test(contentType ?? '');
 }
 
 /** A JSON answer without `errors`: the whole of it is data. */
-export function hasNoErrors(body: Buffer | string): boolean {
+function hasNoErrors(body: Buffer | string): boolean {
   try {
     const parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as { errors?: unknown };
     return parsed.errors === undefined;
