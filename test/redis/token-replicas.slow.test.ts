@@ -61,14 +61,19 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
   /**
    * Token-endpoint calls and the stored version read while no refresh is in flight (the interval keeps
    * refreshing after the load stops): a call the sandbox has counted but whose token is not stored yet
-   * would otherwise show as one call more than rotations, or one fewer at the start.
+   * would otherwise show as one call more than rotations, or one fewer at the start. Both counts are
+   * read twice, between two looks at the lock: a refresh whose call came before the first reads and
+   * whose save came between them (the lock already released at the second look) changes the version,
+   * and the pair is read again.
    */
   const settledCounts = async (): Promise<{ calls: number; version: number }> => {
     for (;;) {
       if ((await connection.exists(lockKey)) === 0) {
         const calls = await tokenEndpointCalls();
         const version = await storedVersion();
-        if ((await tokenEndpointCalls()) === calls && (await connection.exists(lockKey)) === 0) return { calls, version };
+        const callsAgain = await tokenEndpointCalls();
+        const versionAgain = await storedVersion();
+        if (callsAgain === calls && versionAgain === version && (await connection.exists(lockKey)) === 0) return { calls, version };
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
