@@ -25,8 +25,9 @@ import { answerClientError } from './lib/client-error.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
-import { observeRequests } from './observability/http.js';
+import { observeRequests, RequestIdResponse } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import type { CounterCell } from './observability/metric-cells.js';
 import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
@@ -166,6 +167,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
+  // Each result's series appears with its first lookup (as prom-client's would).
+  const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
   const rest = createRestHandler({
     store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
   });
@@ -177,7 +180,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     ...(options.graphPreparedOperations === false && { preparedOperations: false }),
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
-    onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+    onResponseCacheLookup: (hit) => {
+      const result = hit ? 'hit' : 'miss';
+      (cacheLookups[result] ??= metrics.responseCacheLookups.cell({ result })).inc();
+    },
   });
   const graphSockets = createGraphWebSocketServer({
     graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
@@ -203,6 +209,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     {
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+      ...(observed && { ServerResponse: RequestIdResponse }),
     },
     observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );

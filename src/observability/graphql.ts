@@ -9,12 +9,13 @@ import { type Tracer, context, trace } from '@opentelemetry/api';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionObserver, ObservedOperation } from '../graphql/execution-observer.js';
+import type { CounterCell, HistogramCell } from './metric-cells.js';
 import type { ChannelMetrics } from './metrics.js';
 import { recordFailure } from './tracing.js';
 
 /**
  * The metrics (and, with a tracer, the span names) of every execution. What they say about an
- * operation (its type, its label, the label objects) is worked out once per document and operation.
+ * operation (its type, its label, its metric cells) is worked out once per document and operation.
  */
 export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | undefined): ExecutionObserver {
   return {
@@ -22,8 +23,14 @@ export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | unde
       const operation = getOperationAST(document, operationName);
       const type = operation?.operation ?? 'unknown';
       const name = metrics.operationLabel(operation?.name?.value);
-      const ok = { operation: name, type, outcome: 'ok' };
-      const error = { operation: name, type, outcome: 'error' };
+      // An outcome's series appear with its first execution (as prom-client's would), then stay.
+      type Cells = { count: CounterCell; duration: HistogramCell };
+      const cellsOf = (outcome: 'ok' | 'error'): Cells => {
+        const labels = { operation: name, type, outcome };
+        return { count: metrics.graphqlOperations.cell(labels), duration: metrics.graphqlDuration.cell(labels) };
+      };
+      let ok: Cells | undefined;
+      let error: Cells | undefined;
       const spanName = `graphql.${type} ${name}`;
       return {
         ...(tracer !== undefined && {
@@ -34,9 +41,9 @@ export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | unde
           },
         }),
         done(result, _contextValue, seconds) {
-          const labels = result.errors !== undefined && result.errors.length > 0 ? error : ok;
-          metrics.graphqlOperations.inc(labels);
-          metrics.graphqlDuration.observe(labels, seconds);
+          const outcome = result.errors !== undefined && result.errors.length > 0 ? (error ??= cellsOf('error')) : (ok ??= cellsOf('ok'));
+          outcome.count.inc();
+          outcome.duration.observe(seconds);
         },
       };
     },

@@ -1,10 +1,13 @@
 /**
  * The service's Prometheus metrics (prom-client), in a registry of their own per app instance: no
  * global state, so several apps (tests) keep separate counts. Every label takes values from a
- * bounded set: routes and sources are fixed lists, GraphQL operation names are capped.
+ * bounded set: routes and sources are fixed lists, GraphQL operation names are capped. What every
+ * request counts (requests, operations, response-cache lookups) is kept in cells (metric-cells.ts):
+ * resolved once per label set, a field update per request.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
+import { CellCounter, CellHistogram } from './metric-cells.js';
 
 /** Seconds; from a cached answer (sub-millisecond) to an upstream deadline. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -27,13 +30,13 @@ export interface ChannelMetrics {
    * number of requests: no separate counter (a duplicate series per label set, and one more label
    * hash per request).
    */
-  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
-  readonly graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
-  readonly graphqlDuration: Histogram<'operation' | 'type' | 'outcome'>;
+  readonly httpDuration: CellHistogram<'method' | 'route' | 'status'>;
+  readonly graphqlOperations: CellCounter<'operation' | 'type' | 'outcome'>;
+  readonly graphqlDuration: CellHistogram<'operation' | 'type' | 'outcome'>;
   readonly upstreamCalls: Counter<'source' | 'outcome'>;
   readonly upstreamDuration: Histogram<'source' | 'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
-  readonly responseCacheLookups: Counter<'result'>;
+  readonly responseCacheLookups: CellCounter<'result'>;
   /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
   operationLabel(name: string | null | undefined): string;
 }
@@ -88,20 +91,20 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const knownOperations = new Set<string>();
   return {
     registry,
-    httpDuration: new Histogram({
+    httpDuration: new CellHistogram({
       name: 'http_request_duration_seconds',
       help: 'Time from the request to the end of its answer, by method, route and status (_count: requests answered)',
       labelNames: ['method', 'route', 'status'],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    graphqlOperations: new Counter({
+    graphqlOperations: new CellCounter({
       name: 'graphql_operations_total',
       help: 'GraphQL operations executed, by operation name, type and outcome (error: the result has errors)',
       labelNames: ['operation', 'type', 'outcome'],
       registers,
     }),
-    graphqlDuration: new Histogram({
+    graphqlDuration: new CellHistogram({
       name: 'graphql_operation_duration_seconds',
       help: 'Execution time of GraphQL operations',
       labelNames: ['operation', 'type', 'outcome'],
@@ -117,7 +120,7 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       registers,
     }),
     tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),
-    responseCacheLookups: new Counter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
+    responseCacheLookups: new CellCounter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
     operationLabel(name) {
       if (name === null || name === undefined || name === '') return ANONYMOUS_OPERATION;
       if (knownOperations.has(name)) return name;

@@ -1,0 +1,84 @@
+/**
+ * The request id reaches the answer once, whichever way a handler writes its head (RequestIdResponse
+ * appends it to a header list, sets it for every other form), over a real server on 127.0.0.1;
+ * a handler's shared header list is not modified; the log line and the request histogram see the
+ * request, and a plain ServerResponse (a server created without the class) still gets the header.
+ */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SourceHealth } from '../../src/channel/snapshot-store.js';
+import { observeRequests, RequestIdResponse } from '../../src/observability/http.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+const SHARED_HEADERS = Object.freeze(['content-type', 'text/plain', 'x-handler', 'shared']) as unknown as string[];
+
+/** How a handler may write its head, and the headers each way must show. */
+const WRITERS: Record<string, RequestListener> = {
+  'flat list': (_request, response) => response.writeHead(200, ['content-type', 'text/plain', 'x-handler', 'flat']).end('ok'),
+  'status message and flat list': (_request, response) => response.writeHead(200, 'Fine', ['content-type', 'text/plain', 'x-handler', 'message']).end('ok'),
+  'shared frozen list': (_request, response) => response.writeHead(200, SHARED_HEADERS).end('ok'),
+  object: (_request, response) => response.writeHead(200, { 'content-type': 'text/plain', 'x-handler': 'object' }).end('ok'),
+  'nested pairs': (_request, response) => response.writeHead(200, [['content-type', 'text/plain'], ['x-handler', 'nested']] as unknown as string[]).end('ok'),
+  'setHeader, then a flat list': (_request, response) => {
+    response.setHeader('x-early', 'yes');
+    response.writeHead(200, ['content-type', 'text/plain', 'x-handler', 'mixed']).end('ok');
+  },
+  'end() without writeHead': (_request, response) => {
+    response.statusCode = 202;
+    response.end('ok');
+  },
+};
+
+async function serve(handler: RequestListener, withClass: boolean): Promise<{ url: string; lines: string[]; metrics: ReturnType<typeof createMetrics> }> {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+  const health = { ageSeconds: null, stale: false } as unknown as SourceHealth;
+  const metrics = createMetrics({ snapshots: () => ({ membership: health, video: health, stats: health }), processMetrics: false });
+  const listener = observeRequests(handler, { logger, metrics, tracer: undefined, routeOf: () => '/test' });
+  const server = withClass ? createServer({ ServerResponse: RequestIdResponse }, listener) : createServer(listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, lines, metrics };
+}
+
+describe('the request id header', () => {
+  for (const [way, handler] of Object.entries(WRITERS)) {
+    it(`is written once with the head written by ${way}`, async () => {
+      const { url, lines, metrics } = await serve(handler, true);
+      const response = await fetch(url, { headers: { 'x-request-id': 'client-id.1:a' } });
+      expect(await response.text()).toBe('ok');
+      expect(response.headers.get('x-request-id')).toBe('client-id.1:a');
+      if (way !== 'end() without writeHead') {
+        expect(response.headers.get('content-type')).toBe('text/plain');
+        expect(response.headers.get('x-handler')).toMatch(/\w/);
+      }
+      if (way === 'setHeader, then a flat list') expect(response.headers.get('x-early')).toBe('yes');
+      if (way === 'status message and flat list') expect(response.statusText).toBe('Fine');
+      // Two equal header lines would come back joined ("a, a").
+      expect(response.headers.get('x-request-id')).not.toContain(',');
+      await expect.poll(() => lines.length).toBe(1);
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ msg: 'request', requestId: 'client-id.1:a', route: '/test', status: response.status });
+      expect(await metrics.registry.metrics()).toContain(`http_request_duration_seconds_count{method="GET",route="/test",status="${response.status}"} 1`);
+    });
+  }
+
+  it('leaves a shared header list as it was', async () => {
+    const { url } = await serve(WRITERS['shared frozen list'] as RequestListener, true);
+    for (const id of ['first', 'second']) expect((await fetch(url, { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id);
+    expect(SHARED_HEADERS).toEqual(['content-type', 'text/plain', 'x-handler', 'shared']);
+  });
+
+  it('is a new UUID when the client sends none or an unusable one, and is set on a plain ServerResponse too', async () => {
+    const { url } = await serve(WRITERS['flat list'] as RequestListener, false);
+    const ids = await Promise.all(['', 'has space', 'x'.repeat(129)].map(async (given) => (await fetch(url, given === '' ? {} : { headers: { 'x-request-id': given } })).headers.get('x-request-id')));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(3);
+  });
+});
