@@ -4,6 +4,7 @@
  * that carry credentials, OAuth2 parameters (RFC 6749 §4.1.3, §6, RFC 7636 §4.5, RFC 7523 §2.2), the
  * members.json request headers and key, and our own camelCase settings names.
  */
+import fs from 'node:fs';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -47,23 +48,152 @@ export const REDACTED_PATHS: readonly string[] = [
 export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
 
 /**
- * Lines are held until this many bytes are pending (or LOG_BATCH_MS has passed) and written together:
- * on the 2-vCPU VM the bench runs on, each write costs ~10 µs of CPU (a libuv thread's write(2) and
- * the wake-ups around it), a request's whole line ~0.8 µs to build. 8 KiB is ~40 request lines.
+ * Lines are held until this many characters are pending (or LOG_BATCH_MS has passed) and written
+ * together: on the 2-vCPU VM the bench runs on, each write costs ~10 µs of CPU (a libuv thread's
+ * write(2) and the wake-ups around it). 8 Ki characters is ~40 request lines.
  */
 export const LOG_BATCH_BYTES = 8 * 1024;
 /** The longest a line waits for its batch (a quiet server's lines still go out promptly). */
 export const LOG_BATCH_MS = 100;
 
+/** sonic-boom's side of a BatchedDestination. */
+interface SonicBoomStream extends DestinationStream {
+  /** The file descriptor, once open (-1 before). */
+  readonly fd: number;
+  flush(callback?: (error?: Error) => void): void;
+  flushSync(): void;
+  end(): void;
+  destroy(): void;
+  once(event: 'ready', listener: () => void): unknown;
+}
+
+/** Destinations with lines held: each hands them over synchronously when the process exits. */
+const heldOnExit = new Set<BatchedDestination>();
+let exitHookInstalled = false;
+
 /**
- * An asynchronous file destination (sonic-boom): a request does not wait for a write(2), and lines
- * are written in batches (LOG_BATCH_BYTES, LOG_BATCH_MS), not one write per line. pino flushes it
- * synchronously when the process exits (process.exit, an uncaught exception, the end of the event
- * loop), and `logger.flush(cb)` writes what is pending; main.ts flushes before it exits after SIGTERM.
- * `dest`: a file descriptor (default 1, stdout) or a path.
+ * The batches: lines are kept in an array and handed to sonic-boom as one string per batch.
+ * sonic-boom's own batching (`minLength`) measures the whole pending text again (Buffer.byteLength,
+ * which also flattens it) for every line appended, so each line cost grew with the batch: ~3 µs of a
+ * request line inside a loaded server at 8 KiB (README, "Overhead"). Here a line costs an array push.
+ *
+ * pino flushes sonic-boom synchronously when the process exits; the lines held here are handed over
+ * and flushed the same way (one `exit` listener for every destination), and `flush(cb)`, which
+ * `logger.flush(cb)` calls, hands them over first.
  */
-export function logDestination(dest: number | string = 1): DestinationStream {
-  return pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_BATCH_MS });
+export class BatchedDestination implements DestinationStream {
+  readonly #sonic: SonicBoomStream;
+  #lines: string[] = [];
+  #characters = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(sonic: SonicBoomStream) {
+    this.#sonic = sonic;
+    this.#timer = setInterval(() => this.handOver(), LOG_BATCH_MS).unref();
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on('exit', () => {
+        for (const destination of heldOnExit) {
+          try {
+            destination.flushSync();
+          } catch {
+            // Its file never opened: there is nowhere to write (sonic-boom says "not ready yet").
+          }
+        }
+      });
+    }
+  }
+
+  /** Resolves once sonic-boom has opened its file. */
+  ready(): Promise<void> {
+    return new Promise((resolve) => this.#sonic.once('ready', resolve));
+  }
+
+  write(line: string): void {
+    if (this.#lines.length === 0) heldOnExit.add(this);
+    this.#lines.push(line);
+    this.#characters += line.length;
+    if (this.#characters >= LOG_BATCH_BYTES) this.handOver();
+  }
+
+  /** Writes what is held; `callback` once it has reached the file. */
+  flush(callback?: (error?: Error) => void): void {
+    this.handOver();
+    this.#sonic.flush(callback);
+  }
+
+  /**
+   * Writes what is held and what sonic-boom holds, synchronously (at exit). The held lines are
+   * written here, after sonic-boom's: handed over, they would start an asynchronous write that
+   * the exiting process might not see through.
+   */
+  flushSync(): void {
+    const batch = this.take();
+    this.#sonic.flushSync();
+    if (batch !== '') writeAllSync(this.#sonic.fd, batch);
+  }
+
+  /** Writes what is held and closes the file. */
+  end(): void {
+    this.handOver();
+    clearInterval(this.#timer);
+    this.#sonic.end();
+  }
+
+  /** Closes the file at once; what is held is dropped. */
+  destroy(): void {
+    this.#lines = [];
+    heldOnExit.delete(this);
+    clearInterval(this.#timer);
+    this.#sonic.destroy();
+  }
+
+  private handOver(): void {
+    const batch = this.take();
+    if (batch !== '') this.#sonic.write(batch);
+  }
+
+  /** The held lines as one string (empty when none), no longer held. */
+  private take(): string {
+    if (this.#lines.length === 0) return '';
+    const batch = this.#lines.join('');
+    this.#lines = [];
+    this.#characters = 0;
+    heldOnExit.delete(this);
+    return batch;
+  }
+}
+
+/** How long a synchronous write at exit retries a descriptor that is not ready (a non-blocking pipe whose reader is behind). */
+const EXIT_WRITE_PATIENCE_MS = 1_000;
+
+/** write(2) until all of `text` is written, waiting a millisecond at a time while the descriptor is not ready (EAGAIN), at most EXIT_WRITE_PATIENCE_MS. */
+function writeAllSync(fd: number, text: string): void {
+  let rest = Buffer.from(text);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const until = performance.now() + EXIT_WRITE_PATIENCE_MS;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(fs.writeSync(fd, rest));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || performance.now() > until) return;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+/**
+ * An asynchronous file destination: a request does not wait for a write(2), and lines are written
+ * in batches (LOG_BATCH_BYTES, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
+ * synchronously when the process exits (process.exit, an uncaught exception, the end of the event
+ * loop); `logger.flush(cb)` writes what is pending, and main.ts flushes before it exits after
+ * SIGTERM. `dest`: a file descriptor (default 1, stdout) or a path.
+ */
+export function logDestination(dest: number | string = 1): BatchedDestination {
+  // minLength 1: sonic-boom writes each batch when it gets it (or right after the write in flight).
+  // Not 0: with 0, its flush(cb) calls back at once, before a write in flight has landed.
+  const sonic = pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES, minLength: 1 }) as unknown as SonicBoomStream;
+  return new BatchedDestination(sonic);
 }
 
 export interface CreateLoggerOptions {

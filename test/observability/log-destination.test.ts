@@ -3,6 +3,7 @@
  * and none is left behind — a quiet logger's line goes out on its own, `logger.flush(cb)` writes
  * what is pending. (That the last line survives process.exit is checked in test/config.slow.test.ts.)
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,12 +21,11 @@ async function fileLogger(): Promise<{ logger: Logger; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'log-destination-'));
   const path = join(dir, 'log.jsonl');
   const destination = logDestination(path);
-  // A sonic-boom stream (pino.destination): opened asynchronously, destroyed by the test.
-  const stream = destination as unknown as { once(event: 'ready', listener: () => void): void; destroy(): void };
-  await new Promise<void>((resolve) => stream.once('ready', () => resolve()));
+  // Opened asynchronously, destroyed by the test.
+  await destination.ready();
   const logger = createLogger({ level: 'info', destination });
   cleanups.push(async () => {
-    stream.destroy();
+    destination.destroy();
     await rm(dir, { recursive: true, force: true });
   });
   return { logger, path };
@@ -48,6 +48,33 @@ describe('the log destination', () => {
     expect((await linesOf(path)).map((line) => line.requestId)).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`));
     // One write for the batch (a few more only if the periodic flush fell between the lines).
     expect(write.mock.calls.length).toBeLessThanOrEqual(5);
+  });
+
+  it('costs a line the same whatever the batch holds: no pass over the pending text per line', async () => {
+    const { logger, path } = await fileLogger();
+    const measure = vi.spyOn(Buffer, 'byteLength');
+    for (let i = 0; i < 200; i += 1) logger.info({ requestId: `r${i}` }, 'request');
+    // sonic-boom's own batching measured the whole pending text once per line appended.
+    expect(measure.mock.calls.length).toBeLessThan(20);
+    await flushed(logger);
+    expect(await linesOf(path)).toHaveLength(200);
+  });
+
+  it('lines still held are written when the process exits', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'log-exit-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'log.jsonl');
+    const script = [
+      `import { createLogger, logDestination } from ${JSON.stringify(new URL('../../src/observability/logger.ts', import.meta.url).href)};`,
+      `const destination = logDestination(${JSON.stringify(path)});`,
+      'await destination.ready();',
+      "const logger = createLogger({ level: 'info', destination });",
+      "for (let i = 0; i < 5; i += 1) logger.info({ requestId: `x${i}` }, 'request');",
+      'process.exit(3);',
+    ].join('\n');
+    const { status } = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(status).toBe(3);
+    expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['x0', 'x1', 'x2', 'x3', 'x4']);
   });
 
   it('a line logged by a quiet logger is written without a flush', async () => {
