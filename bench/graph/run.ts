@@ -29,7 +29,13 @@
  * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round; each keeps its
  * median); BENCH_TARGETS=a,b runs only those targets besides ours (ratios to absent ones are NaN);
- * BENCH_SCENARIOS=issue,large runs only those scenarios.
+ * BENCH_SCENARIOS=issue,large runs only those scenarios. BENCH_RATE=8000 sends a fixed number of
+ * requests per second instead of as many as the server answers: every target then answers the same
+ * requests at the same pace, req/s and its ratios say nothing, and "CPU µs/req" is the figure — on
+ * 2 cores, where server and load generator share the CPU, it resolves differences of a few µs that
+ * req/s at saturation does not (e.g. BENCH_RATE=8000 BENCH_SCENARIOS=variables
+ * BENCH_TARGETS=ours/unobserved for the cost of observation; a target that cannot keep up shows
+ * fewer req/s than the rate).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -49,6 +55,7 @@ const graphHeaders = { 'content-type': 'application/json', accept: 'application/
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const overallRate = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 
 type TargetName =
   | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/no-prepared' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
@@ -226,6 +233,7 @@ try {
               ...(scenario.bodies !== undefined && { headers: graphHeaders, bodies: scenario.bodies }),
               connections,
               warmupSeconds: 0,
+              ...(overallRate !== undefined && { overallRate }),
             };
             await runLoad({ ...load, durationSeconds: round === 1 ? 2 : 1 });
             const cpuBefore = await cpuMicros(target);
@@ -257,7 +265,8 @@ try {
   const rps = (scenario: Scenario['name'], target: TargetName): number => rowOf(scenario, target)?.result.requestsPerSecond ?? Number.NaN;
   const cpu = (scenario: Scenario['name'], target: TargetName): number => rowOf(scenario, target)?.result.cpuMicrosPerRequest ?? Number.NaN;
   const baselineOf = (scenario: Scenario['name']): TargetName => (scenario === 'rest' ? 'floor/rest' : 'mercurius+jit');
-  console.log(`\n${connections} connections, median of ${rounds} interleaved rounds of ${durationSeconds} s; node flags of ours: ${startFlags.join(' ') || '(none)'}\n`);
+  const pace = overallRate === undefined ? '' : `, a fixed ${overallRate} requests/s (read CPU µs/req; req/s ratios mean nothing)`;
+  console.log(`\n${connections} connections${pace}, median of ${rounds} interleaved rounds of ${durationSeconds} s; node flags of ours: ${startFlags.join(' ') || '(none)'}\n`);
   console.log(
     formatTable(
       ['scenario', 'target', 'bytes', 'req/s', 'p50 ms', 'p99 ms', '× mercurius+jit', '× floor', 'CPU µs/req', 'CPU × mercurius+jit'],
@@ -302,7 +311,9 @@ try {
     ablationsOverOurs: { meaning: 'each ablation\'s req/s ÷ ours: above 1, the part it removes costs that much; below 1, that part pays for itself', issue: ablation('issue'), variables: ablation('variables'), large: ablation('large') },
   };
   console.log(`\n${JSON.stringify(targets, null, 2)}`);
-  console.log(`saved ${await saveResults('graph', { queries: { issue: ISSUE_QUERY, variables: VARIABLES_QUERY, large: LARGE_QUERY }, connections, durationSeconds, rounds, rows, memory: memoryRows, targets })}`);
+  // A fixed-rate run is saved beside the headline results, not over them.
+  const resultsName = overallRate === undefined ? 'graph' : 'graph-fixed-rate';
+  console.log(`saved ${await saveResults(resultsName, { queries: { issue: ISSUE_QUERY, variables: VARIABLES_QUERY, large: LARGE_QUERY }, connections, overallRate, durationSeconds, rounds, rows, memory: memoryRows, targets })}`);
 } finally {
   await compiled.remove();
 }

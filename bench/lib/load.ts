@@ -29,6 +29,12 @@ export interface LoadOptions {
   warmupSeconds?: number;
   /** HTTP pipelining factor (default 1). */
   pipelining?: number;
+  /**
+   * Requests per second over all connections (autocannon's overallRate); default: as fast as the
+   * server answers. At a fixed rate every server answers the same requests at the same pace, and
+   * its CPU time per request is the figure (less noisy than req/s at saturation on 2 cores).
+   */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -63,6 +69,7 @@ function cliArguments(options: LoadOptions, durationSeconds: number): string[] {
     '--duration', String(durationSeconds),
     '--method', options.method ?? 'GET',
   ];
+  if (options.overallRate !== undefined) args.push('--overallRate', String(options.overallRate));
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('--headers', `${name}=${value}`);
   if (options.body !== undefined) args.push('--body', options.body);
   args.push(options.url);
@@ -70,8 +77,8 @@ function cliArguments(options: LoadOptions, durationSeconds: number): string[] {
 }
 
 function sequenceArguments(options: LoadOptions, bodies: readonly string[], durationSeconds: number): string[] {
-  const { url, method = 'GET', headers = {}, connections = 10, pipelining = 1 } = options;
-  return [sequenceRunner, JSON.stringify({ url, method, headers, bodies, connections, pipelining, duration: durationSeconds })];
+  const { url, method = 'GET', headers = {}, connections = 10, pipelining = 1, overallRate } = options;
+  return [sequenceRunner, JSON.stringify({ url, method, headers, bodies, connections, pipelining, duration: durationSeconds, overallRate })];
 }
 
 async function autocannon(options: LoadOptions, durationSeconds: number): Promise<AutocannonReport> {
