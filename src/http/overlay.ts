@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entityTag, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
+import { entityTag, flatHeaders, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
 import { problem, sendProblem } from '../lib/problem.js';
 
 /** examples/overlay at the package root: two levels up from src/http/, three from dist/src/http/. */
@@ -45,7 +45,7 @@ function taggedFile(bytes: Buffer, contentType: string): TaggedBody {
   const etag = entityTag(bytes);
   // Revalidated at every load (a 304 while unchanged): an edited page shows on the next reload.
   const notModifiedHeaders = { ...HEADERS, etag, 'cache-control': 'no-cache' };
-  return { bytes, etag, notModifiedHeaders, okHeaders: { ...notModifiedHeaders, 'content-type': contentType, 'content-length': String(bytes.length) } };
+  return { bytes, etag, notModifiedHeaders: flatHeaders(notModifiedHeaders), okHeaders: flatHeaders({ ...notModifiedHeaders, 'content-type': contentType, 'content-length': String(bytes.length) }) };
 }
 
 /**

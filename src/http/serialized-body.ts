@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { entityTag, type TaggedBody } from '../lib/etag.js';
+import { entityTag, flatHeaders, type TaggedBody } from '../lib/etag.js';
 
 /**
  * JSON bodies serialised once per snapshot and kept with their entity tag and response headers, so
@@ -12,7 +12,7 @@ export function serialize(value: unknown, headers: OutgoingHttpHeaders): TaggedB
   // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers of the 200, no content.
   const notModifiedHeaders = { ...headers, etag, 'cache-control': 'no-cache' };
   const okHeaders = { ...notModifiedHeaders, 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) };
-  return { bytes, etag, okHeaders, notModifiedHeaders };
+  return { bytes, etag, okHeaders: flatHeaders(okHeaders), notModifiedHeaders: flatHeaders(notModifiedHeaders) };
 }
 
 /** Bodies per snapshot object and variant (snapshots are immutable: a change is a new object). */

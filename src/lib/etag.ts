@@ -9,6 +9,20 @@ import fresh from 'fresh';
 /** Headers as node:http's writeHead takes them: an object, or a flat [name, value, …] list. */
 export type ResponseHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[];
 
+/**
+ * Headers as the flat [name, value, …] list writeHead takes as it is (an array value becomes one
+ * pair per value): built once for bytes answered many times. Given an object, node:http merges it
+ * header by header when anything else was set on the response first (the request id is).
+ */
+export function flatHeaders(headers: OutgoingHttpHeaders): string[] {
+  const flat: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one));
+  }
+  return flat;
+}
+
 /** Bytes kept with their entity tag and the headers of both answers, built once. */
 export interface TaggedBody {
   bytes: Buffer;

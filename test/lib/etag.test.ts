@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entityTag, ifNoneMatchMatches } from '../../src/lib/etag.js';
+import { entityTag, flatHeaders, ifNoneMatchMatches } from '../../src/lib/etag.js';
 
 /** The one ETag / If-None-Match implementation (src/lib/etag.ts), shared by REST and the response cache. */
 describe('entityTag', () => {
@@ -8,6 +8,14 @@ describe('entityTag', () => {
     expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(entityTag(Buffer.from('{"a":1}'))).toBe(tag);
     expect(entityTag(Buffer.from('{"a":2}'))).not.toBe(tag);
+  });
+});
+
+describe('flatHeaders', () => {
+  it('lists every header as name, value pairs in order, a pair per value of an array, numbers as text, nothing for undefined', () => {
+    expect(flatHeaders({ etag: '"a"', 'content-length': 12, 'x-many': ['accept', 'origin'], 'x-absent': undefined })).toEqual([
+      'etag', '"a"', 'content-length', '12', 'x-many', 'accept', 'x-many', 'origin',
+    ]);
   });
 });
 
