@@ -52,7 +52,7 @@ export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
  * together: on the 2-vCPU VM the bench runs on, each write costs ~10 µs of CPU (a libuv thread's
  * write(2) and the wake-ups around it). 8 Ki characters is ~40 request lines.
  */
-export const LOG_BATCH_BYTES = 8 * 1024;
+export const LOG_BATCH_CHARACTERS = 8 * 1024;
 /** The longest a line waits for its batch (a quiet server's lines still go out promptly). */
 export const LOG_BATCH_MS = 100;
 
@@ -113,7 +113,7 @@ export class BatchedDestination implements DestinationStream {
     if (this.#lines.length === 0) heldOnExit.add(this);
     this.#lines.push(line);
     this.#characters += line.length;
-    if (this.#characters >= LOG_BATCH_BYTES) this.handOver();
+    if (this.#characters >= LOG_BATCH_CHARACTERS) this.handOver();
   }
 
   /** Writes what is held; `callback` once it has reached the file. */
@@ -184,7 +184,7 @@ function writeAllSync(fd: number, text: string): void {
 
 /**
  * An asynchronous file destination: a request does not wait for a write(2), and lines are written
- * in batches (LOG_BATCH_BYTES, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
+ * in batches (LOG_BATCH_CHARACTERS, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
  * synchronously when the process exits (process.exit, an uncaught exception, the end of the event
  * loop); `logger.flush(cb)` writes what is pending, and main.ts flushes before it exits after
  * SIGTERM. `dest`: a file descriptor (default 1, stdout) or a path.
