@@ -9,7 +9,7 @@ import {
 import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
 import { type SnapshotStore, UpstreamUnavailableError } from '../channel/snapshot-store.js';
 import type { components, paths } from '../../generated/openapi/channel-api.js';
-import { BodyTooLargeError, readRequestBody } from '../lib/body.js';
+import { BodyIncompleteError, BodyTooLargeError, readRequestBody } from '../lib/body.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import { sendTaggedBody } from '../lib/etag.js';
 import type { EventStreamHandler } from './event-stream.js';
@@ -146,7 +146,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       response.destroy();
       return;
     }
-    if (error instanceof BadRequestError) {
+    if (error instanceof BadRequestError || error instanceof BodyIncompleteError) {
       sendProblem(response, problem(400, error.message, pathname), COMMON_HEADERS);
     } else if (error instanceof BodyTooLargeError) {
       sendProblem(response, problem(413, error.message, pathname), { ...COMMON_HEADERS, connection: 'close' });

@@ -4,7 +4,7 @@
  * deterministic seeded dataset, fault injection and control endpoints (see README, "Sandbox").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { BodyTooLargeError } from '../lib/body.js';
+import { BodyIncompleteError, BodyTooLargeError } from '../lib/body.js';
 import { listen } from '../lib/listen.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import { AuthorizationCodes } from './authorization-codes.js';
@@ -91,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       }
       // The rest of a too large body is being dropped: close the connection once answered.
       if (error instanceof BodyTooLargeError) sendProblem(res, problem(413, error.message), { connection: 'close' });
+      else if (error instanceof BodyIncompleteError) sendProblem(res, problem(400, error.message));
       else sendProblem(res, problem(500, 'the sandbox failed to handle the request'));
     });
   });

@@ -4,19 +4,23 @@
  * chunk that passes the limit (chunked), after which the 413 still reaches the client.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BodyTooLargeError, readRequestBody, readStreamBody } from '../../src/lib/body.js';
+import { BodyIncompleteError, BodyTooLargeError, readRequestBody, readStreamBody } from '../../src/lib/body.js';
 import { listen, type Listening } from '../../src/lib/listen.js';
 import { problem, sendProblem } from '../../src/lib/problem.js';
 
 const LIMIT = 64 * 1024;
 
 let server: Listening;
+/** Every refusal, in order (a client that went away never sees its answer). */
+const refusals: unknown[] = [];
 beforeAll(async () => {
   server = await listen((request, response) => {
     readRequestBody(request, LIMIT).then(
       (body) => response.end(`${body.length}:${body.toString('latin1').slice(0, 16)}`),
       (error: unknown) => {
+        refusals.push(error);
         if (error instanceof BodyTooLargeError) sendProblem(response, problem(413, error.message), { connection: 'close' });
         else sendProblem(response, problem(500, String(error)));
       },
@@ -94,6 +98,37 @@ describe('readRequestBody', () => {
     const sent = await send({ chunks: repeat(Buffer.alloc(16 * 1024, 'x')) });
     expect(sent.status).toBe(413);
     expect(sent.written).toBeGreaterThan(LIMIT);
+  });
+});
+
+describe('readRequestBody: bodies of a declared length', () => {
+  /** Writes a raw request with `declared` as its Content-Length and `body` after it; `end` closes the connection after writing. */
+  function rawPost(declared: number, body: string, end: boolean): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${declared}\r\nConnection: close\r\n\r\n${body}`);
+        if (end) socket.destroy();
+      });
+      let text = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  it('reads exactly the declared bytes, an empty body included', async () => {
+    expect(await rawPost(11, 'hello world', false)).toMatch(/\r\n\r\n11:hello world$/);
+    expect(await rawPost(0, '', false)).toMatch(/\r\n\r\n0:$/);
+  });
+
+  it('refuses a body the client stops sending before its declared length, as a client error (400)', async () => {
+    const before = refusals.length;
+    await rawPost(100, 'only ten b', true);
+    await expect.poll(() => refusals.length).toBe(before + 1);
+    const refusal = refusals[before];
+    expect(refusal).toBeInstanceOf(BodyIncompleteError);
+    expect(refusal).toMatchObject({ status: 400, receivedBytes: 10, declaredBytes: 100 });
   });
 });
 
