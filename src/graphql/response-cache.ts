@@ -20,9 +20,8 @@ export type { FetchHandler, NodeListener } from './graph-answers.js';
  *
  * What is kept: 200 answers without `errors`, in JSON, of a query operation (a mutation is never
  * replayed instead of being executed), whose `Vary` names only request headers that are part of the
- * key. The key is a SHA-256 of the method, the URL, the body and the request headers `Accept`,
- * `Origin`, `Access-Control-Request-Headers` and `Access-Control-Request-Method`: yoga's CORS
- * answer echoes the Origin (with `Vary: Origin`), so each origin gets its own entry and no client
+ * key. The key is the method, the URL, the body and the request headers `Accept`, `Origin`,
+ * `Access-Control-Request-Headers` and `Access-Control-Request-Method`: yoga's CORS answer echoes the Origin (with `Vary: Origin`), so each origin gets its own entry and no client
  * ever receives the CORS headers computed for another. Entries are evicted least recently used
  * first, bounded in count and in bytes.
  *
@@ -34,11 +33,12 @@ export type { FetchHandler, NodeListener } from './graph-answers.js';
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */
   ttlMs: number;
-  /** Entries kept (default 1000); each holds its headers and key besides the body, under 1 KiB. */
+  /** Entries kept (default 1000); each holds its headers besides the body and its key (the request). */
   maxEntries?: number;
   /**
-   * Response body bytes kept over all entries (default 32 MiB); the least recently used go first,
-   * and a larger response is not kept at all. Bounds the cache's memory whatever the dataset: over
+   * Response body bytes and key characters (the request's body, URL and keyed headers) kept over
+   * all entries (default 32 MiB); the least recently used go first, and a larger response is not
+   * kept at all. Bounds the cache's memory whatever the dataset: over
    * 100,000 patrons one `supporters` answer alone is megabytes.
    */
   maxBytes?: number;
@@ -70,10 +70,20 @@ function isCacheable(request: IncomingMessage, maxRequestBytes: number): boolean
   return request.method === 'GET' && /[?&](query|documentId)=/.test(request.url ?? '');
 }
 
+/**
+ * The key: the method, the URL, the keyed request headers and the body, as one string (the body's
+ * bytes one character each, so different requests never share a key). A hit is one map lookup, with
+ * no hash computed; the entries count their keys' length in their bytes, and the list of keys seen
+ * once keeps only a SHA-256 of each (`seenOnceKey`), so neither grows with the bodies sent.
+ */
 function cacheKey(request: IncomingMessage, body: Buffer): string {
-  const hash = createHash('sha256').update(`${request.method ?? ''} ${request.url ?? ''}\n`);
-  for (const name of KEYED_REQUEST_HEADERS) hash.update(`${request.headers[name] ?? ''}\n`);
-  return hash.update(body).digest('base64url');
+  let key = `${request.method ?? ''} ${request.url ?? ''}\n`;
+  for (const name of KEYED_REQUEST_HEADERS) key += `${request.headers[name] ?? ''}\n`;
+  return key + body.toString('latin1');
+}
+
+function seenOnceKey(key: string): string {
+  return createHash('sha256').update(key, 'latin1').digest('base64url');
 }
 
 /** `store` is only asked for change notifications: any graph with an `onChange` can use this cache. */
@@ -83,7 +93,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
   const entries = new LRUCache<string, Entry>({
     max: maxEntries,
     maxSize: options.maxBytes ?? 32 * 2 ** 20,
-    sizeCalculation: (entry) => Math.max(1, entry.bytes.length),
+    sizeCalculation: (entry, key) => entry.bytes.length + key.length,
     ttl: options.ttlMs,
   });
   /** True from a key's second occurrence on: the answer may be kept (4,000 keys seen once, ~0.4 MB, at the defaults). */
@@ -115,7 +125,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     // A query's answer without errors gets an ETag (so If-None-Match is honoured) whether it is kept or not.
     if (!isReplayable(answer)) return writeAnswer(response, answer);
     const entry = entryOf(answer);
-    if (generation === startedAt && admitted(key)) entries.set(key, entry);
+    if (generation === startedAt && admitted(seenOnceKey(key))) entries.set(key, entry);
     return sendTaggedBody(request, response, entry);
   }
 

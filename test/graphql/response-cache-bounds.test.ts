@@ -18,7 +18,8 @@ const runs = new Map<number, number>();
 
 beforeAll(async () => {
   // Room for two answers of ~120 bytes, not three; 300-byte request bodies at most.
-  cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes: 260, maxRequestBytes: 300 });
+  // Room for two entries of ~200 bytes (an answer of 100-102 characters, 120 bytes, and its key, the request, ~77), not three.
+  cache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes: 500, maxRequestBytes: 300 });
   const yoga = createGraphServer({
     typeDefs: 'type Query { text(size: Int!, pad: String): String! }',
     resolvers: {

@@ -75,8 +75,8 @@ function headerNames(rawResponse: string): string[] {
 
 describe('response cache eviction', () => {
   it('evicts the least recently used entry, not the oldest', async () => {
-    // Room for two answers of this size, not three.
-    const { cache, listener } = createServer({ maxBytes: 130 });
+    // Room for two entries of this size, not three: an answer (60 bytes) and its key (the request, 78 characters).
+    const { cache, listener } = createServer({ maxBytes: 340 });
     const small = await listen(listener);
     try {
       const ask = async (name: string) => expect((await (await post(small.url, `{ text(name: "${name}", size: 40) }`)).json()).data.text).toMatch(new RegExp(`^${name}`));
