@@ -1,7 +1,6 @@
-import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type FragmentDefinitionNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { compiledSerializerKeepsOrder } from './answer-serializer.js';
 import type { ExecutionObserver, ObservedOperation } from './execution-observer.js';
 import type { CachedDocument, DocumentCache } from './document-cache.js';
 
@@ -10,11 +9,6 @@ import type { CachedDocument, DocumentCache } from './document-cache.js';
  * the bytecode of the generated function once it has run): ~1,400 measured on a 487-token document.
  */
 const COMPILED_BYTES_PER_TOKEN = 1500;
-/**
- * The same with graphql-jit's compiled serializer: fast-json-stringify's function added ~3 KB to the
- * issue query's ~12 KB compiled form (heap after GC, 300 compilations, before either ran), so +20 %.
- */
-const COMPILED_WITH_SERIALIZER_BYTES_PER_TOKEN = 1800;
 
 /** An operation graphql-jit does not run (not a query, or it failed to compile): yoga's executor runs it. */
 const NOT_COMPILED = null;
@@ -78,19 +72,9 @@ export interface ExecutionOptions {
   observer?: ExecutionObserver | undefined;
 }
 
-/** Writes a result without errors as JSON, byte for byte as JSON.stringify (yoga's result processor) does. */
-export type StringifyResult = (result: ExecutionResult) => string;
-
-/** A compiled query operation: how it runs, and how its results are written. */
-interface Compiled {
-  run: RunCompiled;
-  stringify: StringifyResult;
-}
-
 /** What runs one operation of a document: its compiled form (or NOT_COMPILED), observed or not. */
 interface OperationExecutors {
   run: RunCompiled | typeof NOT_COMPILED;
-  stringify: StringifyResult;
   compiled: ExecuteFn | typeof NOT_COMPILED;
   /** The observer's view of the operation (undefined without an observer). */
   observed: ObservedOperation | undefined;
@@ -104,8 +88,6 @@ interface OperationExecutors {
  */
 export interface PreparedOperation {
   run: RunCompiled;
-  /** graphql-jit's compiled serializer where it writes what JSON.stringify writes (answer-serializer.ts), else JSON.stringify. */
-  stringify: StringifyResult;
   /** The observer's view of the operation (undefined without an observer). */
   observed: ObservedOperation | undefined;
 }
@@ -138,29 +120,12 @@ export function createExecution(options: ExecutionOptions): Execution {
   const { cache, jit, observer } = options;
   const byDocument = new WeakMap<DocumentNode, Map<string, OperationExecutors>>();
 
-  /**
-   * graphql-jit's compiled serializer is asked for only where it writes what JSON.stringify writes;
-   * it also refuses any operation that selects a custom scalar (the document is compiled again without it).
-   */
-  function compileWithSerializer(args: ExecutionArgs, operation: OperationDefinitionNode): CompiledQuery | undefined {
-    const fragments = args.document.definitions.filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION);
-    if (!compiledSerializerKeepsOrder(args.schema, fragments, operation)) return undefined;
-    try {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { customJSONSerializer: true });
-      return isCompiledQuery(result) ? result : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  function compile(entry: CachedDocument, args: ExecutionArgs): Compiled | typeof NOT_COMPILED {
-    const operation = getOperationAST(args.document, args.operationName);
-    if (operation?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
-    const withSerializer = compileWithSerializer(args, operation);
-    const result = withSerializer ?? compileQuery(args.schema, args.document, args.operationName ?? undefined);
+  function compile(entry: CachedDocument, args: ExecutionArgs): RunCompiled | typeof NOT_COMPILED {
+    if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
+    const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
     if (!isCompiledQuery(result)) return NOT_COMPILED;
-    cache.charge(entry, entry.tokens * (withSerializer === undefined ? COMPILED_BYTES_PER_TOKEN : COMPILED_WITH_SERIALIZER_BYTES_PER_TOKEN));
-    return { run: runnerOf(result), stringify: withSerializer === undefined ? JSON.stringify : (withSerializer.stringify as StringifyResult) };
+    cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
+    return runnerOf(result);
   }
 
   function executorsOf(entry: CachedDocument | undefined, args: ExecutionArgs): OperationExecutors {
@@ -168,17 +133,10 @@ export function createExecution(options: ExecutionOptions): Execution {
     const operations = byDocument.get(args.document);
     const known = operations?.get(operationName);
     if (known !== undefined) return known;
-    const compiledOperation = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
-    const run = compiledOperation === NOT_COMPILED ? NOT_COMPILED : compiledOperation.run;
+    const run = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
     const compiled = run === NOT_COMPILED ? NOT_COMPILED : executorOf(run);
     const observed = observer?.operation(args.document, args.operationName ?? undefined);
-    const executors: OperationExecutors = {
-      run,
-      stringify: compiledOperation === NOT_COMPILED ? JSON.stringify : compiledOperation.stringify,
-      compiled,
-      observed,
-      observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled,
-    };
+    const executors: OperationExecutors = { run, compiled, observed, observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled };
     // Kept only for cached documents (a document object seen once is garbage after its request);
     // an operation the document does not hold is not kept either, so the inner maps stay bounded.
     if (entry !== undefined && getOperationAST(args.document, args.operationName) !== null) {
@@ -201,7 +159,7 @@ export function createExecution(options: ExecutionOptions): Execution {
       // Kept only while the document is cached (byDocument outlives an evicted entry until GC).
       if (cache.entryOf(document) === undefined) return undefined;
       const executors = byDocument.get(document)?.get(operationName ?? '');
-      return executors === undefined || executors.run === NOT_COMPILED ? undefined : { run: executors.run, stringify: executors.stringify, observed: executors.observed };
+      return executors === undefined || executors.run === NOT_COMPILED ? undefined : { run: executors.run, observed: executors.observed };
     },
   };
 }

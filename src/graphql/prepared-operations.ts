@@ -122,7 +122,7 @@ export function createPreparedOperations(options: PreparedOperationsOptions): Pr
     const result: ExecutionResult = pending instanceof Promise ? await pending : pending;
     if (result.errors !== undefined || contextValue.partialErrors.length > 0) return undefined;
     operation.observed?.done(result, contextValue, (performance.now() - started) / 1000);
-    return { status: 200, headers: template.headers, flatHeaders: template.flatHeaders, body: operation.stringify(result), query: true };
+    return { status: 200, headers: template.headers, flatHeaders: template.flatHeaders, body: JSON.stringify(result), query: true };
   }
 
   return {
