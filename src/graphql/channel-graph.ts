@@ -228,7 +228,12 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
   else if (answer !== undefined) {
     // No response cache: only the requests a prepared operation may answer are read here.
     const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
-    requestListener = withReadBody(preparable, maxRequestBytes, async (request, response, body) => writeAnswer(response, await answer(request, body)), passThrough, onError);
+    const answerAndWrite = (request: IncomingMessage, response: ServerResponse, body: Buffer): void | Promise<void> => {
+      const answered = answer(request, body);
+      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(response, settled));
+      writeAnswer(response, answered);
+    };
+    requestListener = withReadBody(preparable, maxRequestBytes, answerAndWrite, passThrough, onError);
   }
   return {
     graph,

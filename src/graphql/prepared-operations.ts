@@ -113,38 +113,52 @@ export function createPreparedOperations(options: PreparedOperationsOptions): Pr
     return document === undefined ? undefined : prepared(document, params.operationName ?? undefined);
   }
 
-  /** The prepared answer, or undefined when yoga must answer (errors of any kind go to yoga). */
-  async function run(operation: PreparedOperation, params: PlainParams, template: Template): Promise<GraphAnswer | undefined> {
+  /**
+   * The prepared answer, or undefined when yoga must answer (errors of any kind go to yoga): at once
+   * when every resolver answered synchronously, else with a promise.
+   */
+  function run(operation: PreparedOperation, params: PlainParams, template: Template): GraphAnswer | undefined | Promise<GraphAnswer | undefined> {
     const contextValue = context();
     const started = performance.now();
     operation.observed?.started?.();
+    const answerOf = (result: ExecutionResult): GraphAnswer | undefined => {
+      if (result.errors !== undefined || contextValue.partialErrors.length > 0) return undefined;
+      operation.observed?.done(result, contextValue, (performance.now() - started) / 1000);
+      return { status: 200, headers: template.headers, flatHeaders: template.flatHeaders, body: JSON.stringify(result), query: true };
+    };
     const pending = operation.run(contextValue, params.variables);
-    const result: ExecutionResult = pending instanceof Promise ? await pending : pending;
-    if (result.errors !== undefined || contextValue.partialErrors.length > 0) return undefined;
-    operation.observed?.done(result, contextValue, (performance.now() - started) / 1000);
-    return { status: 200, headers: template.headers, flatHeaders: template.flatHeaders, body: JSON.stringify(result), query: true };
+    return pending instanceof Promise ? pending.then(answerOf) : answerOf(pending);
+  }
+
+  /** The prepared answer, or yoga's when the prepared one failed or had errors (the shape stays known). */
+  function runOrAsk(next: AnswerRequest, request: IncomingMessage, body: Buffer, operation: PreparedOperation, params: PlainParams, template: Template): GraphAnswer | Promise<GraphAnswer> {
+    let answer: ReturnType<typeof run>;
+    try {
+      answer = run(operation, params, template);
+    } catch {
+      answer = undefined;
+    }
+    if (answer instanceof Promise) return answer.catch(() => undefined).then((settled) => settled ?? next(request, body));
+    // A result with errors: yoga answers it (its status, its masking).
+    return answer ?? next(request, body);
   }
 
   return {
-    answerer: (next) => async (request, body) => {
+    answerer: (next) => (request, body) => {
       const params = request.method === 'POST' ? plainParams(body) : undefined;
       if (params === undefined) return next(request, body);
       const key = shapeKey(request, params);
       const template = templates.get(key);
       if (template !== undefined) {
         const operation = operationOf(params);
+        if (operation !== undefined) return runOrAsk(next, request, body, operation, params, template);
         // Its document was evicted from the document cache: yoga parses and validates it again.
-        if (operation === undefined) templates.delete(key);
-        else {
-          const answer = await run(operation, params, template).catch(() => undefined);
-          if (answer !== undefined) return answer;
-          // A result with errors: yoga answers it (its status, its masking), and the shape stays known.
-          return next(request, body);
-        }
+        templates.delete(key);
       }
-      const answer = await next(request, body);
-      if (isReplayable(answer) && operationOf(params) !== undefined) templates.set(key, templateOf(answer));
-      return answer;
+      return Promise.resolve(next(request, body)).then((answer) => {
+        if (isReplayable(answer) && operationOf(params) !== undefined) templates.set(key, templateOf(answer));
+        return answer;
+      });
     },
   };
 }
