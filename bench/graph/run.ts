@@ -28,9 +28,9 @@
  *
  * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round, each round in
- * server processes started afresh; each keeps its
- * median); BENCH_TARGETS=a,b runs only those targets besides ours (ratios to absent ones are NaN);
- * BENCH_SCENARIOS=issue,large runs only those scenarios. BENCH_RATE=8000 sends a fixed number of
+ * server processes started afresh; each row keeps its median); BENCH_TARGETS=a,b runs only those
+ * targets besides ours (ratios to absent ones are NaN); BENCH_SCENARIOS=issue,large runs only those
+ * scenarios. BENCH_RATE=8000 sends a fixed number of
  * requests per second instead of as many as the server answers: every target then answers the same
  * requests at the same pace, req/s and its ratios say nothing, and "CPU µs/req" is the figure — on
  * 2 cores, where server and load generator share the CPU, it resolves differences of a few µs that
@@ -245,7 +245,7 @@ const rows: Row[] = [];
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];
 try {
   // Per dataset, its scenarios are measured in interleaved rounds. Every round starts every target
-  // afresh: two processes of the same target can differ by ~10 µs per request (README,
+  // afresh: two processes of the same target have differed by up to 15 µs per request (README,
   // "Overhead"), so a row's median is over as many processes as rounds, not over loads of one.
   for (const patrons of [...new Set(scenarios.map((scenario) => scenario.patrons))]) {
     const group = scenarios.filter((scenario) => scenario.patrons === patrons);

@@ -21,8 +21,9 @@ export type { FetchHandler, NodeListener } from './graph-answers.js';
  * What is kept: 200 answers without `errors`, in JSON, of a query operation (a mutation is never
  * replayed instead of being executed), whose `Vary` names only request headers that are part of the
  * key. The key is the method, the URL, the body and the request headers `Accept`, `Origin`,
- * `Access-Control-Request-Headers` and `Access-Control-Request-Method`: yoga's CORS answer echoes the Origin (with `Vary: Origin`), so each origin gets its own entry and no client
- * ever receives the CORS headers computed for another. Entries are evicted least recently used
+ * `Access-Control-Request-Headers` and `Access-Control-Request-Method`: yoga's CORS answer echoes
+ * the Origin (with `Vary: Origin`), so each origin gets its own entry and no client ever receives
+ * the CORS headers computed for another. Entries are evicted least recently used
  * first, bounded in count and in bytes.
  *
  * An answer is kept from its request's second occurrence on: the first leaves only its key (a
@@ -38,8 +39,8 @@ export interface ResponseCacheOptions {
   /**
    * Response body bytes and key characters (the request's body, URL and keyed headers) kept over
    * all entries (default 32 MiB); the least recently used go first, and a larger response is not
-   * kept at all. Bounds the cache's memory whatever the dataset: over
-   * 100,000 patrons one `supporters` answer alone is megabytes.
+   * kept at all. Bounds the cache's memory whatever the dataset: over 100,000 patrons one
+   * `supporters` answer alone is megabytes.
    */
   maxBytes?: number;
   /** Requests with larger bodies (or without Content-Length) are passed through uncached. */

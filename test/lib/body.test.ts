@@ -3,8 +3,8 @@
  * bytes within the limit; over it, a refusal before the body is read (declared length) or at the
  * chunk that passes the limit (chunked), after which the 413 still reaches the client.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
+import { request as httpRequest, IncomingMessage } from 'node:http';
+import { connect, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyIncompleteError, BodyTooLargeError, readRequestBody, readStreamBody } from '../../src/lib/body.js';
 import { listen, type Listening } from '../../src/lib/listen.js';
@@ -120,6 +120,15 @@ describe('readRequestBody: bodies of a declared length', () => {
   it('reads exactly the declared bytes, an empty body included', async () => {
     expect(await rawPost(11, 'hello world', false)).toMatch(/\r\n\r\n11:hello world$/);
     expect(await rawPost(0, '', false)).toMatch(/\r\n\r\n0:$/);
+  });
+
+  it('refuses at once a request whose connection is already gone (it would never end)', async () => {
+    const request = new IncomingMessage(new Socket());
+    request.headers['content-length'] = '10';
+    request.destroy();
+    // Its 'close' has been emitted already.
+    await new Promise<void>((resolve) => request.once('close', () => resolve()));
+    await expect(readRequestBody(request, LIMIT)).rejects.toMatchObject({ name: 'BodyIncompleteError', status: 400, receivedBytes: 0, declaredBytes: 10 });
   });
 
   it('refuses a body the client stops sending before its declared length, as a client error (400)', async () => {
