@@ -39,13 +39,13 @@
  * fewer req/s than the rate).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { formatTable, projectRoot, ratio, runLoad, saveResults, type LoadResult } from '../lib/index.js';
+import { formatTable, projectRoot, ratio, readStartScript, runLoad, saveResults, type LoadResult } from '../lib/index.js';
 
 const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
 const LARGE_QUERY = '{ tiers { title amountCents supporters { __typename id name amountCents since tier { title } } } stats { subscribers fetchedAt stale } }';
@@ -93,12 +93,6 @@ const selectedTargets = process.env.BENCH_TARGETS?.split(',').map((name) => name
 const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
 const isSelected = (target: TargetName): boolean => target === 'ours' || selectedTargets === undefined || selectedTargets.includes(target);
 const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
-
-/** The node flags of package.json's `start` script (e.g. `--max-semi-space-size=12`). */
-async function startScriptFlags(): Promise<string[]> {
-  const { scripts } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return (scripts.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
-}
 
 /**
  * bench/graph/server.ts and everything it imports compiled by tsc into a temp dir (dist/ is left
@@ -239,7 +233,7 @@ async function startGroup(group: readonly Scenario[], sandboxEnv: NodeJS.Process
   }
 }
 
-const startFlags = await startScriptFlags();
+const startFlags = (await readStartScript()).nodeFlags;
 const compiled = await compileServer();
 const rows: Row[] = [];
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];

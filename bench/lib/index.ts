@@ -40,3 +40,4 @@ export { startFloorServer, type FloorOptions } from './floor.js';
 export { formatLoadTable, formatTable, ratio, type Row } from './table.js';
 export { copyProject, projectRoot, type ProjectCopy, type ScriptRun } from '../../test/support/project-copy.js';
 export { saveResults, describeMachine, resultsDir, type Machine } from './results.js';
+export { readStartScript, type StartScript } from './start-script.js';

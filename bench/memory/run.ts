@@ -18,8 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
-import { formatTable, saveResults } from '../lib/index.js';
-import { projectRoot } from '../lib/index.js';
+import { formatTable, projectRoot, readStartScript, saveResults } from '../lib/index.js';
 import { DOCUMENT_KINDS, hostileDocuments, type DocumentKind, type HostileDocument } from './documents.js';
 
 const documentCount = Number(process.env.BENCH_DOCUMENTS ?? 2000);
@@ -28,14 +27,6 @@ const pauseSeconds = Number(process.env.BENCH_PAUSE_SECONDS ?? 60);
 const maxDocumentBytes = DEFAULT_GRAPH_SETTINGS.maxDocumentBytes;
 const TARGETS = { peakMb: 250, afterMinusIdleMb: 30, deaths: 0 };
 const MB = 2 ** 20;
-
-/** `npm start` as a command: the start script's words after `node` (flags, then the entry). */
-async function startCommand(): Promise<string[]> {
-  const { scripts } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const [node, ...args] = (scripts.start ?? '').split(/\s+/).filter(Boolean);
-  if (node !== 'node') throw new Error(`the start script does not run node: ${scripts.start}`);
-  return args.map((arg) => (arg.startsWith('-') ? arg : join(projectRoot, arg)));
-}
 
 function rssOf(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/status`, 'utf8').then((status) => Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN) * 1024);
@@ -150,7 +141,8 @@ async function measure(configuration: string, args: string[], env: Record<string
 
 console.log('npm run build …');
 await promisify(execFile)('npm', ['run', 'build'], { cwd: projectRoot });
-const args = await startCommand();
+const startScript = await readStartScript();
+const args = [...startScript.nodeFlags, join(projectRoot, startScript.entry)];
 console.log(`server: node ${args.join(' ')}`);
 
 const rows = [await measure('npm start defaults', args, {}), await measure('response cache off', args, { GRAPHQL_RESPONSE_CACHE: 'false' })];

@@ -12,16 +12,17 @@
 import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { npmStart, startService } from '../../test/support/npm-start.js';
-import { copyProject, formatTable, ratio, saveResults } from '../lib/index.js';
+import { copyProject, formatTable, ratio, readStartScript, saveResults } from '../lib/index.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const REBUILD_ROUNDS = Number(process.env.REBUILD_ROUNDS ?? 2);
 
 const copy = await copyProject();
+const startScript = await readStartScript();
 
 /** `node dist/src/main.js` directly, timed the same way. */
 async function nodeStart(): Promise<number> {
-  const server = await startService(process.execPath, ['--max-semi-space-size=12', 'dist/src/main.js'], copy.dir);
+  const server = await startService(process.execPath, [...startScript.nodeFlags, startScript.entry], copy.dir);
   await server.stop();
   return server.firstAnswerMs;
 }
