@@ -12,7 +12,7 @@ import type { GraphQLNamedType, GraphQLObjectType, GraphQLSchema } from 'graphql
  * bundler or vitest may load its ES module build here and its CommonJS build in @graphql-tools);
  * the type's toStringTag is the same in both.
  */
-const isObjectType = (type: GraphQLNamedType): type is GraphQLObjectType => Object.prototype.toString.call(type) === '[object GraphQLObjectType]';
+export const isObjectType = (type: GraphQLNamedType): type is GraphQLObjectType => Object.prototype.toString.call(type) === '[object GraphQLObjectType]';
 
 /** What a server does about fields without a resolver: refuse to start, or warn and serve them as null. */
 export type MissingResolvers = 'error' | 'warn';

@@ -11,6 +11,7 @@ import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js
 import type { SupporterOrder } from '../channel/order.js';
 import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
+import { property } from './property-resolvers.js';
 import { toUpstreamUnavailable } from './upstream-error.js';
 
 const PLATFORM_OF: Record<GraphPlatform, Platform> = { MEMBERSHIP: 'membership', VIDEO: 'video' };
@@ -95,8 +96,8 @@ Object.defineProperty(DateTime, 'description', { enumerable: false });
 
 /** Field resolvers shared by both implementations of the Supporter interface. */
 const supporterFields = {
-  id: (supporter: Supporter) => supporter.id,
-  name: (supporter: Supporter) => supporter.name,
+  id: property('id'),
+  name: property('name'),
   platform: (supporter: Supporter) => GRAPH_PLATFORM_OF[supporter.platform],
   tier: (supporter: Supporter, _args: unknown, ctx: ChannelGraphContext) => {
     const { tierId } = supporter;
@@ -105,8 +106,8 @@ const supporterFields = {
     if (index) return index.tiersById.get(tierId) ?? null;
     return ctx.platform(supporter.platform).then((read) => read.tiersById.get(tierId) ?? null);
   },
-  amountCents: (supporter: Supporter) => supporter.amountCents,
-  since: (supporter: Supporter) => supporter.since,
+  amountCents: property('amountCents'),
+  since: property('since'),
 };
 
 /**
@@ -167,28 +168,28 @@ export function createChannelResolvers(indexes: SnapshotIndexes, events: Channel
       },
     },
     SupporterEvent: {
-      id: (event) => event.id,
+      id: property('id'),
       change: (event) => GRAPH_CHANGE_OF[event.change],
-      supporter: (event) => event.supporter,
-      previousAmountCents: (event) => event.previousAmountCents,
-      at: (event) => event.at,
+      supporter: property('supporter'),
+      previousAmountCents: property('previousAmountCents'),
+      at: property('at'),
     },
     Supporter: {
       __resolveType: (supporter) => (supporter.platform === 'membership' ? 'Patron' : 'ChannelMember'),
     },
     Patron: {
       ...supporterFields,
-      lifetimeCents: (supporter) => supporter.lifetimeCents ?? null,
+      lifetimeCents: property('lifetimeCents'),
     },
     ChannelMember: {
       ...supporterFields,
-      daysAtTier: (supporter) => supporter.daysAtTier ?? null,
+      daysAtTier: property('daysAtTier'),
     },
     Tier: {
-      id: (tier) => tier.id,
-      title: (tier) => tier.title,
+      id: property('id'),
+      title: property('title'),
       platform: (tier) => GRAPH_PLATFORM_OF[tier.platform],
-      amountCents: (tier) => tier.amountCents,
+      amountCents: property('amountCents'),
       supporters: (tier, _args, ctx) => {
         const index = ctx.platformRead(tier.platform);
         if (index) return index.supportersByTierId.get(tier.id) ?? [];
@@ -196,9 +197,9 @@ export function createChannelResolvers(indexes: SnapshotIndexes, events: Channel
       },
     },
     ChannelStats: {
-      subscribers: (stats) => stats.subscribers,
-      fetchedAt: (stats) => stats.fetchedAt,
-      stale: (stats) => stats.stale,
+      subscribers: property('subscribers'),
+      fetchedAt: property('fetchedAt'),
+      stale: property('stale'),
     },
   };
 }

@@ -12,6 +12,7 @@ import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
 import { useKnownOperationTypes, useStreamingSubscriptions } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
 import { useUrlParams } from './url-params.js';
+import { dropPropertyResolvers } from './property-resolvers.js';
 import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
@@ -66,6 +67,7 @@ export function createExecutableSchema(source: SchemaSource, resolvers: IResolve
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
   assertResolverCoverage(schema, missingResolvers);
+  dropPropertyResolvers(schema, Array.isArray(resolvers) ? resolvers : [resolvers]);
   return schema;
 }
 
