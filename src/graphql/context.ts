@@ -99,9 +99,12 @@ export type ChannelGraphContext = {
   /** A platform's supporters and tiers; rejects with the store's UpstreamUnavailableError. */
   platform(platform: Platform): Promise<PlatformIndex>;
   /**
-   * The platform's index if this request has already read it, else undefined. Fields below a
-   * supporter or a tier (whose platform was read to list it) answer synchronously through it: a
-   * promise per field per list item is most of what executing a large answer allocates.
+   * The platform's index without waiting: the one this request has read, else the store's snapshot
+   * in memory (what `platform` would give at once), which becomes this request's read. Undefined
+   * while a read is in flight or when the store has no snapshot yet (a cold start: use `platform`).
+   * Resolvers answer synchronously through it: a promise per field per list item is most of what
+   * executing a large answer allocates, and an execution whose resolvers all answered synchronously
+   * is answered without a promise (prepared-operations.ts).
    */
   platformRead(platform: Platform): PlatformIndex | undefined;
   /** The video channel's statistics; rejects with the store's UpstreamUnavailableError. */
@@ -126,16 +129,28 @@ export function createChannelGraphContext(store: ChannelGraphStore, indexes: Sna
     platform(platform) {
       let reading = platforms.get(platform);
       if (!reading) {
-        reading = store.read(platform).then((served) => {
-          const index = indexes.indexOf(served.data);
-          read.set(platform, index);
-          return index;
-        });
+        const now = read.get(platform);
+        reading =
+          now !== undefined
+            ? Promise.resolve(now)
+            : store.read(platform).then((served) => {
+                const index = indexes.indexOf(served.data);
+                read.set(platform, index);
+                return index;
+              });
         platforms.set(platform, reading);
       }
       return reading;
     },
-    platformRead: (platform) => read.get(platform),
+    platformRead(platform) {
+      const now = read.get(platform);
+      if (now !== undefined || platforms.has(platform)) return now;
+      const served = store.current(platform);
+      if (served === null) return undefined;
+      const index = indexes.indexOf(served.data);
+      read.set(platform, index);
+      return index;
+    },
     stats() {
       stats ??= store.read('stats').then((served) => ({ ...served.data, stale: served.stale }));
       return stats;

@@ -7,7 +7,7 @@ import type {
   SupporterChange as GraphSupporterChange,
   SupporterOrder as GraphSupporterOrder,
 } from '../../generated/channel/resolvers-types.js';
-import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js';
+import type { ChannelStatsView, Platform, Supporter, Tier } from '../channel/models.js';
 import type { SupporterOrder } from '../channel/order.js';
 import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
@@ -58,6 +58,17 @@ function platformsOf(platform: GraphPlatform | null | undefined): readonly Platf
   return platform ? [PLATFORM_OF[platform]] : ALL_PLATFORMS;
 }
 
+/** Every platform's index without waiting (ChannelGraphContext.platformRead), or undefined when one must be read. */
+function readNow(ctx: ChannelGraphContext, platforms: readonly Platform[]): PlatformIndex[] | undefined {
+  const now: PlatformIndex[] = [];
+  for (const platform of platforms) {
+    const index = ctx.platformRead(platform);
+    if (index === undefined) return undefined;
+    now.push(index);
+  }
+  return now;
+}
+
 /**
  * Reads every platform a nullable field depends on. When one is unavailable the field cannot be
  * answered (the top supporter could be on the missing platform), so it resolves to null with an
@@ -94,6 +105,13 @@ async function readAvailable(ctx: ChannelGraphContext, platforms: readonly Platf
 const DateTime = new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' });
 Object.defineProperty(DateTime, 'description', { enumerable: false });
 
+/** A supporter of one platform by id; null when there is none. */
+function supporterById(ctx: ChannelGraphContext, platform: Platform, id: string, info: GraphQLResolveInfo): Supporter | null | Promise<Supporter | null> {
+  const answer = ([index]: readonly PlatformIndex[]): Supporter | null => index?.supportersById.get(id) ?? null;
+  const now = readNow(ctx, [platform]);
+  return now !== undefined ? answer(now) : readEvery(ctx, [platform], info).then(answer);
+}
+
 /** Field resolvers shared by both implementations of the Supporter interface. */
 const supporterFields = {
   id: property('id'),
@@ -119,25 +137,26 @@ export function createChannelResolvers(indexes: SnapshotIndexes, events: Channel
   return {
     DateTime,
     Query: {
-      supporters: async (_root, { platform, orderBy }, ctx, info) => {
-        const available = await readAvailable(ctx, platformsOf(platform), info);
-        return indexes.ordered(available, ORDER_OF[orderBy]);
+      // Each answers at once from the snapshots in memory, and reads (and waits) only when one is missing.
+      supporters: (_root, { platform, orderBy }, ctx, info) => {
+        const platforms = platformsOf(platform);
+        const answer = (available: readonly PlatformIndex[]): Supporter[] => indexes.ordered(available, ORDER_OF[orderBy]);
+        const now = readNow(ctx, platforms);
+        return now !== undefined ? answer(now) : readAvailable(ctx, platforms, info).then(answer);
       },
-      topSupporter: async (_root, { platform }, ctx, info) => {
-        const every = await readEvery(ctx, platformsOf(platform), info);
-        return indexes.ordered(every, 'amount')[0] ?? null;
+      topSupporter: (_root, { platform }, ctx, info) => {
+        const platforms = platformsOf(platform);
+        const answer = (every: readonly PlatformIndex[]): Supporter | null => indexes.ordered(every, 'amount')[0] ?? null;
+        const now = readNow(ctx, platforms);
+        return now !== undefined ? answer(now) : readEvery(ctx, platforms, info).then(answer);
       },
-      patron: async (_root, { id }, ctx, info) => {
-        const [membership] = await readEvery(ctx, ['membership'], info);
-        return membership?.supportersById.get(id) ?? null;
-      },
-      member: async (_root, { id }, ctx, info) => {
-        const [video] = await readEvery(ctx, ['video'], info);
-        return video?.supportersById.get(id) ?? null;
-      },
-      tiers: async (_root, { platform }, ctx, info) => {
-        const available = await readAvailable(ctx, platformsOf(platform), info);
-        return available.flatMap((index) => index.snapshot.tiers);
+      patron: (_root, { id }, ctx, info) => supporterById(ctx, 'membership', id, info),
+      member: (_root, { id }, ctx, info) => supporterById(ctx, 'video', id, info),
+      tiers: (_root, { platform }, ctx, info) => {
+        const platforms = platformsOf(platform);
+        const answer = (available: readonly PlatformIndex[]): Tier[] => available.flatMap((index) => index.snapshot.tiers);
+        const now = readNow(ctx, platforms);
+        return now !== undefined ? answer(now) : readAvailable(ctx, platforms, info).then(answer);
       },
       stats: async (_root, _args, ctx, info) => {
         try {
