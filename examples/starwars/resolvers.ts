@@ -1,15 +1,18 @@
 /**
  * Resolvers of the Star Wars graph, typed by the generated `Resolvers`: every field of every type is
- * required there, so a field added to the SDL without a resolver fails `npm run typecheck`.
+ * required there, so a field added to the SDL without a resolver fails `npm run typecheck`. A field
+ * that answers its record's property of the same name is `property('name')` (the server then reads
+ * the property without a resolver call; src/graphql/property-resolvers.ts).
  */
 import type { Episode, Resolvers } from '../../generated/starwars/resolvers-types.js';
+import { property } from '../../src/graphql/property-resolvers.js';
 import type { StarWarsContext } from './context.js';
 import type { CharacterRecord } from './data.js';
 
 /** Fields every character resolves the same way, whatever its concrete type. */
 const characterFields = {
-  id: (character: CharacterRecord): string => character.id,
-  name: (character: CharacterRecord): string => character.name,
+  id: property('id'),
+  name: property('name'),
   /** Friends are stored as ids; an id with no record resolves to null rather than failing. */
   friends: (character: CharacterRecord, _args: unknown, context: StarWarsContext): Array<CharacterRecord | null> =>
     character.friends.map((id) => context.starWars.character(id)),
@@ -27,10 +30,10 @@ export const resolvers: Resolvers = {
   },
   Human: {
     ...characterFields,
-    homePlanet: (human) => human.homePlanet,
+    homePlanet: property('homePlanet'),
   },
   Droid: {
     ...characterFields,
-    primaryFunction: (droid) => droid.primaryFunction,
+    primaryFunction: property('primaryFunction'),
   },
 };
