@@ -7,7 +7,7 @@ import type {
   SupporterChange as GraphSupporterChange,
   SupporterOrder as GraphSupporterOrder,
 } from '../../generated/channel/resolvers-types.js';
-import type { ChannelStatsView, Platform, Supporter, Tier } from '../channel/models.js';
+import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js';
 import type { SupporterOrder } from '../channel/order.js';
 import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
@@ -105,11 +105,25 @@ async function readAvailable(ctx: ChannelGraphContext, platforms: readonly Platf
 const DateTime = new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' });
 Object.defineProperty(DateTime, 'description', { enumerable: false });
 
+/**
+ * `answer` of the platforms' indexes: at once from the snapshots in memory, else (a cold store)
+ * once `read` (readEvery or readAvailable, whose rules for an unavailable platform it keeps) has
+ * read them.
+ */
+function answerWith<T>(
+  ctx: ChannelGraphContext,
+  platforms: readonly Platform[],
+  info: GraphQLResolveInfo,
+  read: typeof readEvery,
+  answer: (indexes: readonly PlatformIndex[]) => T,
+): T | Promise<T> {
+  const now = readNow(ctx, platforms);
+  return now !== undefined ? answer(now) : read(ctx, platforms, info).then(answer);
+}
+
 /** A supporter of one platform by id; null when there is none. */
 function supporterById(ctx: ChannelGraphContext, platform: Platform, id: string, info: GraphQLResolveInfo): Supporter | null | Promise<Supporter | null> {
-  const answer = ([index]: readonly PlatformIndex[]): Supporter | null => index?.supportersById.get(id) ?? null;
-  const now = readNow(ctx, [platform]);
-  return now !== undefined ? answer(now) : readEvery(ctx, [platform], info).then(answer);
+  return answerWith(ctx, [platform], info, readEvery, ([index]) => index?.supportersById.get(id) ?? null);
 }
 
 /** Field resolvers shared by both implementations of the Supporter interface. */
@@ -138,26 +152,14 @@ export function createChannelResolvers(indexes: SnapshotIndexes, events: Channel
     DateTime,
     Query: {
       // Each answers at once from the snapshots in memory, and reads (and waits) only when one is missing.
-      supporters: (_root, { platform, orderBy }, ctx, info) => {
-        const platforms = platformsOf(platform);
-        const answer = (available: readonly PlatformIndex[]): Supporter[] => indexes.ordered(available, ORDER_OF[orderBy]);
-        const now = readNow(ctx, platforms);
-        return now !== undefined ? answer(now) : readAvailable(ctx, platforms, info).then(answer);
-      },
-      topSupporter: (_root, { platform }, ctx, info) => {
-        const platforms = platformsOf(platform);
-        const answer = (every: readonly PlatformIndex[]): Supporter | null => indexes.ordered(every, 'amount')[0] ?? null;
-        const now = readNow(ctx, platforms);
-        return now !== undefined ? answer(now) : readEvery(ctx, platforms, info).then(answer);
-      },
+      supporters: (_root, { platform, orderBy }, ctx, info) =>
+        answerWith(ctx, platformsOf(platform), info, readAvailable, (available) => indexes.ordered(available, ORDER_OF[orderBy])),
+      topSupporter: (_root, { platform }, ctx, info) =>
+        answerWith(ctx, platformsOf(platform), info, readEvery, (every) => indexes.ordered(every, 'amount')[0] ?? null),
       patron: (_root, { id }, ctx, info) => supporterById(ctx, 'membership', id, info),
       member: (_root, { id }, ctx, info) => supporterById(ctx, 'video', id, info),
-      tiers: (_root, { platform }, ctx, info) => {
-        const platforms = platformsOf(platform);
-        const answer = (available: readonly PlatformIndex[]): Tier[] => available.flatMap((index) => index.snapshot.tiers);
-        const now = readNow(ctx, platforms);
-        return now !== undefined ? answer(now) : readAvailable(ctx, platforms, info).then(answer);
-      },
+      tiers: (_root, { platform }, ctx, info) =>
+        answerWith(ctx, platformsOf(platform), info, readAvailable, (available) => available.flatMap((index) => index.snapshot.tiers)),
       stats: async (_root, _args, ctx, info) => {
         try {
           return await ctx.stats();
