@@ -17,7 +17,11 @@ export const isObjectType = (type: GraphQLNamedType): type is GraphQLObjectType 
 /** What a server does about fields without a resolver: refuse to start, or warn and serve them as null. */
 export type MissingResolvers = 'error' | 'warn';
 
-/** `Type.field` of every field of an object type (introspection types aside) without its own resolver. */
+/**
+ * `Type.field` of every field of an object type (introspection types aside) without its own resolver.
+ * On a schema from createExecutableSchema it also names the `property(field)` fields, whose
+ * resolvers it dropped after this check passed (property-resolvers.ts).
+ */
 export function fieldsWithoutResolvers(schema: GraphQLSchema): string[] {
   const subscriptionType = schema.getSubscriptionType();
   return Object.values(schema.getTypeMap())
