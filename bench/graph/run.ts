@@ -28,7 +28,8 @@
  *
  * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round, each round in
- * server processes started afresh and every other one in reverse order; each row keeps its median); BENCH_TARGETS=a,b runs only those
+ * server processes started afresh and every other one in reverse order; each row keeps its median);
+ * BENCH_SETTLE overrides the 10 s a round's servers idle between their start and the first load; BENCH_TARGETS=a,b runs only those
  * targets besides ours (ratios to absent ones are NaN); BENCH_SCENARIOS=issue,large runs only those
  * scenarios. BENCH_RATE=8000 sends a fixed number of
  * requests per second instead of as many as the server answers: every target then answers the same
@@ -57,6 +58,7 @@ const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const overallRate = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
+const settleSeconds = Number(process.env.BENCH_SETTLE ?? 10);
 
 type TargetName =
   | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/no-prepared' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
@@ -252,6 +254,9 @@ try {
     try {
       for (let round = 1; round <= rounds; round += 1) {
         const { running, referenceAnswers } = await startGroup(group, sandboxEnv);
+        // Freshly started processes keep compiling and collecting for seconds (V8's memory reducer
+        // runs ~8 s after start): the first loads of a round then ran beside nine such neighbours.
+        await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
         responseBytes = new Map(group.map((scenario) => [scenario, Math.max(...(referenceAnswers.get(scenario) ?? []).map((text) => Buffer.byteLength(text)))]));
         try {
           // Every other round runs the loads in reverse order: a machine that slows down or speeds up
