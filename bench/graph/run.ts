@@ -29,8 +29,8 @@
  * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round, each round in
  * server processes started afresh and every other one in reverse order; each row keeps its median);
- * BENCH_SETTLE overrides the 10 s a round's servers idle between their start and the first load; BENCH_TARGETS=a,b runs only those
- * targets besides ours (ratios to absent ones are NaN); BENCH_SCENARIOS=issue,large runs only those
+ * BENCH_SETTLE overrides the 10 s a round's servers idle between their start and the first load;
+ * BENCH_TARGETS=a,b runs only those targets besides ours (ratios to absent ones are NaN); BENCH_SCENARIOS=issue,large runs only those
  * scenarios. BENCH_RATE=8000 sends a fixed number of
  * requests per second instead of as many as the server answers: every target then answers the same
  * requests at the same pace, req/s and its ratios say nothing, and "CPU µs/req" is the figure — on
