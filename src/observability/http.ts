@@ -73,8 +73,8 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   const writeLine = requestLogWriter(logger);
   // Made once per method, route and status: a request allocates nothing for its metric and its line.
   // Looked up route, then method, then status: the route and method strings are the same few every
-  // time, so each lookup hashes nothing (a key string built per request cost ~0.8 µs, profiled in a
-  // loaded server).
+  // time, so no string is built or hashed per request (a key string built per request was 0.69 % of
+  // a loaded server's CPU profile, ~0.5 µs; README, "Overhead").
   const kinds = new Map<string, Map<string, Map<number, RequestKind>>>();
   let kindCount = 0;
   const kindOf = (method: string, route: string, status: number): RequestKind => {

@@ -126,6 +126,20 @@ describe('GET /metrics: Prometheus text', () => {
     }, { timeout: 10_000 });
   });
 
+  it('one route answered with several methods and statuses: each combination is its own series', async () => {
+    const app = await startApp();
+    const query = encodeURIComponent('{ stats { subscribers } }');
+    for (let index = 0; index < 2; index += 1) expect((await fetch(`${app.url}/graphql?query=${query}`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect((await graphql(app, '{ stats { subscribers } }')).status).toBe(200);
+    // A validation error, asked as application/graphql-response+json: 400 (GraphQL over HTTP).
+    const invalid = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query: '{ nosuchfield }' }) });
+    expect(invalid.status).toBe(400);
+    const text = await scrape(app);
+    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/graphql",status="200"}')).toBe(2);
+    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/graphql",status="200"}')).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/graphql",status="400"}')).toBe(1);
+  });
+
   it('each app has its own registry: two apps count their own requests', async () => {
     const [first, second] = [await startApp(), await startApp()];
     await fetch(`${first.url}/healthz`);
