@@ -48,18 +48,27 @@ export const REDACTED_PATHS: readonly string[] = [
 export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
 
 /**
- * Lines are held until this many characters are pending (or LOG_BATCH_MS has passed) and written
+ * Lines are held until this many bytes are pending (or LOG_BATCH_MS has passed) and written
  * together: on the 2-vCPU VM the bench runs on, each write costs ~10 µs of CPU (a libuv thread's
- * write(2) and the wake-ups around it). 8 Ki characters is ~40 request lines.
+ * write(2) and the wake-ups around it). 32 KiB is ~160 request lines. Held as bytes, not strings,
+ * so a large batch keeps nothing alive on the JavaScript heap for the scavenger to copy.
  */
-export const LOG_BATCH_CHARACTERS = 8 * 1024;
+export const LOG_BATCH_BYTES = 32 * 1024;
 /** The longest a line waits for its batch (a quiet server's lines still go out promptly). */
 export const LOG_BATCH_MS = 100;
 
-/** sonic-boom's side of a BatchedDestination. */
-interface SonicBoomStream extends DestinationStream {
+/**
+ * Room of a batch's buffer: a line is encoded into it when the worst case of its UTF-8 (3 bytes per
+ * UTF-16 code unit) fits, so the batch is handed over at LOG_BATCH_BYTES or just before a line that
+ * might not fit; a line longer than a third of this is written on its own.
+ */
+const BATCH_ROOM = 2 * LOG_BATCH_BYTES;
+
+/** sonic-boom's side of a BatchedDestination (in its `buffer` content mode). */
+interface SonicBoomStream {
   /** The file descriptor, once open (-1 before). */
   readonly fd: number;
+  write(bytes: Buffer): boolean;
   flush(callback?: (error?: Error) => void): void;
   flushSync(): void;
   end(): void;
@@ -72,10 +81,12 @@ const heldOnExit = new Set<BatchedDestination>();
 let exitHookInstalled = false;
 
 /**
- * The batches: lines are kept in an array and handed to sonic-boom as one string per batch.
- * sonic-boom's own batching (`minLength`) measures the whole pending text again (Buffer.byteLength,
- * which also flattens it) for every line appended, so each line cost grew with the batch: ~3 µs of a
- * request line inside a loaded server at 8 KiB (README, "Overhead"). Here a line costs an array push.
+ * The batches: each line is encoded to UTF-8 straight into the batch's buffer, and the buffer is
+ * handed to sonic-boom as it is. sonic-boom's own batching of strings (`minLength`) measures the
+ * whole pending text again (Buffer.byteLength, which also flattens it) for every line appended, and
+ * encodes each batch twice more (to write it, then to count what was written); lines kept as
+ * strings until their batch is joined survive scavenges the larger the batch is. Here a line costs
+ * one encoding into memory outside the heap.
  *
  * pino flushes sonic-boom synchronously when the process exits; the lines held here are handed over
  * and flushed the same way (one `exit` listener for every destination), and `flush(cb)`, which
@@ -83,8 +94,8 @@ let exitHookInstalled = false;
  */
 export class BatchedDestination implements DestinationStream {
   readonly #sonic: SonicBoomStream;
-  #lines: string[] = [];
-  #characters = 0;
+  #batch = Buffer.allocUnsafeSlow(BATCH_ROOM);
+  #used = 0;
   readonly #timer: NodeJS.Timeout;
 
   constructor(sonic: SonicBoomStream) {
@@ -110,10 +121,16 @@ export class BatchedDestination implements DestinationStream {
   }
 
   write(line: string): void {
-    if (this.#lines.length === 0) heldOnExit.add(this);
-    this.#lines.push(line);
-    this.#characters += line.length;
-    if (this.#characters >= LOG_BATCH_CHARACTERS) this.handOver();
+    if (3 * line.length > BATCH_ROOM - this.#used) {
+      this.handOver();
+      if (3 * line.length > BATCH_ROOM) {
+        this.#sonic.write(Buffer.from(line));
+        return;
+      }
+    }
+    if (this.#used === 0) heldOnExit.add(this);
+    this.#used += this.#batch.write(line, this.#used);
+    if (this.#used >= LOG_BATCH_BYTES) this.handOver();
   }
 
   /** Writes what is held; `callback` once it has reached the file. */
@@ -130,7 +147,7 @@ export class BatchedDestination implements DestinationStream {
   flushSync(): void {
     const batch = this.take();
     this.#sonic.flushSync();
-    if (batch !== '') writeAllSync(this.#sonic.fd, batch);
+    if (batch !== undefined) writeAllSync(this.#sonic.fd, batch);
   }
 
   /** Writes what is held and closes the file. */
@@ -142,7 +159,7 @@ export class BatchedDestination implements DestinationStream {
 
   /** Closes the file at once; what is held is dropped. */
   destroy(): void {
-    this.#lines = [];
+    this.#used = 0;
     heldOnExit.delete(this);
     clearInterval(this.#timer);
     this.#sonic.destroy();
@@ -150,15 +167,15 @@ export class BatchedDestination implements DestinationStream {
 
   private handOver(): void {
     const batch = this.take();
-    if (batch !== '') this.#sonic.write(batch);
+    if (batch !== undefined) this.#sonic.write(batch);
   }
 
-  /** The held lines as one string (empty when none), no longer held. */
-  private take(): string {
-    if (this.#lines.length === 0) return '';
-    const batch = this.#lines.join('');
-    this.#lines = [];
-    this.#characters = 0;
+  /** The held lines' bytes (undefined when none), no longer held: the next line starts a new buffer. */
+  private take(): Buffer | undefined {
+    if (this.#used === 0) return undefined;
+    const batch = this.#batch.subarray(0, this.#used);
+    this.#batch = Buffer.allocUnsafeSlow(BATCH_ROOM);
+    this.#used = 0;
     heldOnExit.delete(this);
     return batch;
   }
@@ -167,9 +184,9 @@ export class BatchedDestination implements DestinationStream {
 /** How long a synchronous write at exit retries a descriptor that is not ready (a non-blocking pipe whose reader is behind). */
 const EXIT_WRITE_PATIENCE_MS = 1_000;
 
-/** write(2) until all of `text` is written, waiting a millisecond at a time while the descriptor is not ready (EAGAIN), at most EXIT_WRITE_PATIENCE_MS. */
-function writeAllSync(fd: number, text: string): void {
-  let rest = Buffer.from(text);
+/** write(2) until all of `bytes` are written, waiting a millisecond at a time while the descriptor is not ready (EAGAIN), at most EXIT_WRITE_PATIENCE_MS. */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  let rest = bytes;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const until = performance.now() + EXIT_WRITE_PATIENCE_MS;
   while (rest.length > 0) {
@@ -184,15 +201,16 @@ function writeAllSync(fd: number, text: string): void {
 
 /**
  * An asynchronous file destination: a request does not wait for a write(2), and lines are written
- * in batches (LOG_BATCH_CHARACTERS, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
+ * in batches (LOG_BATCH_BYTES, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
  * synchronously when the process exits (process.exit, an uncaught exception, the end of the event
  * loop); `logger.flush(cb)` writes what is pending, and main.ts flushes before it exits after
  * SIGTERM. `dest`: a file descriptor (default 1, stdout) or a path.
  */
 export function logDestination(dest: number | string = 1): BatchedDestination {
   // minLength 1: sonic-boom writes each batch when it gets it (or right after the write in flight).
-  // Not 0: with 0, its flush(cb) calls back at once, before a write in flight has landed.
-  const sonic = pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES, minLength: 1 }) as unknown as SonicBoomStream;
+  // Not 0: with 0, its flush(cb) calls back at once, before a write in flight has landed. Content
+  // mode 'buffer': it is given the batches as bytes, and counts and writes them as they are.
+  const sonic = pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES, minLength: 1, contentMode: 'buffer' }) as unknown as SonicBoomStream;
   return new BatchedDestination(sonic);
 }
 

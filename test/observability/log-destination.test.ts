@@ -60,6 +60,20 @@ describe('the log destination', () => {
     expect(await linesOf(path)).toHaveLength(200);
   });
 
+  it('writes every line whole and in order: multi-byte characters, and a line longer than a batch', async () => {
+    const { logger, path } = await fileLogger();
+    // 2.25 bytes a UTF-16 code unit in UTF-8 ('😀' is two units, four bytes): 45,000 bytes.
+    const wide = 'é€😀'.repeat(5_000);
+    // Each wide line follows 30,000 bytes held: it must start a new batch, not be cut at the end of this one.
+    const held = 'a'.repeat(30_000);
+    // Longer than a batch's whole buffer: written on its own, after what was held before it.
+    const long = 'x'.repeat(100_000);
+    const messages = ['first', ...Array.from({ length: 3 }, (_, i) => [`${i} ${held}`, `${i} ${wide}`]).flat(), long, 'last'];
+    for (const message of messages) logger.info(message);
+    await flushed(logger);
+    expect((await linesOf(path)).map((line) => line.msg)).toEqual(messages);
+  });
+
   it('lines still held are written when the process exits', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'log-exit-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
