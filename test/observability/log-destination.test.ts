@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, logDestination, type Logger } from '../../src/observability/logger.js';
+import { createLogger, LOG_BATCH_BYTES, logDestination, type Logger } from '../../src/observability/logger.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -62,12 +62,12 @@ describe('the log destination', () => {
 
   it('writes every line whole and in order: multi-byte characters, and a line longer than a batch', async () => {
     const { logger, path } = await fileLogger();
-    // 2.25 bytes a UTF-16 code unit in UTF-8 ('😀' is two units, four bytes): 45,000 bytes.
-    const wide = 'é€😀'.repeat(5_000);
-    // Each wide line follows 30,000 bytes held: it must start a new batch, not be cut at the end of this one.
-    const held = 'a'.repeat(30_000);
-    // Longer than a batch's whole buffer: written on its own, after what was held before it.
-    const long = 'x'.repeat(100_000);
+    // 2.25 bytes a UTF-16 code unit in UTF-8 ('😀' is two units, four bytes): 1.125 batches.
+    const wide = 'é€😀'.repeat(LOG_BATCH_BYTES / 8);
+    // Each wide line follows most of a batch held: it must start a new batch, not be cut at the end of this one.
+    const held = 'a'.repeat(LOG_BATCH_BYTES - 1_000);
+    // 3 bytes a unit, longer than a batch's whole buffer (twice a batch): written on its own, after what was held before it.
+    const long = '€'.repeat(LOG_BATCH_BYTES);
     const messages = ['first', ...Array.from({ length: 3 }, (_, i) => [`${i} ${held}`, `${i} ${wide}`]).flat(), long, 'last'];
     for (const message of messages) logger.info(message);
     await flushed(logger);
