@@ -51,7 +51,7 @@ export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
  * Lines are held until this many bytes are pending (or LOG_BATCH_MS has passed) and written
  * together: each write is handed to a libuv thread, and the wake-ups around it cost the server more
  * than the write(2) itself. 128 KiB is ~640 request lines. On the 2-vCPU VM the bench runs on, a
- * server at saturation on the issue query answered ~3 % more requests with 128 or 256 KiB batches
+ * server at saturation on the issue query answered 3–4 % more requests with 128 or 256 KiB batches
  * than with 32 KiB (README, "Overhead"). Held as bytes, not strings, so a large batch keeps nothing
  * alive on the JavaScript heap for the scavenger to copy.
  */
@@ -83,12 +83,12 @@ const heldOnExit = new Set<BatchedDestination>();
 let exitHookInstalled = false;
 
 /**
- * The batches: each line is encoded to UTF-8 straight into the batch's buffer, and the buffer is
- * handed to sonic-boom as it is. sonic-boom's own batching of strings (`minLength`) measures the
- * whole pending text again (Buffer.byteLength, which also flattens it) for every line appended, and
- * encodes each batch twice more (to write it, then to count what was written); lines kept as
- * strings until their batch is joined survive scavenges the larger the batch is. Here a line costs
- * one encoding into memory outside the heap.
+ * The batches: each line is encoded to UTF-8 straight into the batch's buffer, and the batch is
+ * handed to sonic-boom as bytes (one copy of exactly its size). sonic-boom's own batching of strings
+ * (`minLength`) measures the whole pending text again (Buffer.byteLength, which also flattens it)
+ * for every line appended, and encodes each batch twice more (to write it, then to count what was
+ * written); lines kept as strings until their batch is joined survive scavenges the larger the
+ * batch is. Here a line costs one encoding into memory outside the heap.
  *
  * pino flushes sonic-boom synchronously when the process exits; the lines held here are handed over
  * and flushed the same way (one `exit` listener for every destination), and `flush(cb)`, which
@@ -96,7 +96,7 @@ let exitHookInstalled = false;
  */
 export class BatchedDestination implements DestinationStream {
   readonly #sonic: SonicBoomStream;
-  #batch = Buffer.allocUnsafeSlow(BATCH_ROOM);
+  readonly #batch = Buffer.allocUnsafeSlow(BATCH_ROOM);
   #used = 0;
   readonly #timer: NodeJS.Timeout;
 
@@ -172,11 +172,16 @@ export class BatchedDestination implements DestinationStream {
     if (batch !== undefined) this.#sonic.write(batch);
   }
 
-  /** The held lines' bytes (undefined when none), no longer held: the next line starts a new buffer. */
+  /**
+   * A copy of the held lines' bytes (undefined when none), no longer held. A copy of exactly their
+   * size, not a view of the batch's buffer: sonic-boom bounds what it holds (MAX_PENDING_LOG_BYTES)
+   * by the bytes it is given, so a view would keep the whole buffer alive for every small batch the
+   * 100 ms timer hands over while the reader is behind. The buffer is reused for the next batch.
+   */
   private take(): Buffer | undefined {
     if (this.#used === 0) return undefined;
-    const batch = this.#batch.subarray(0, this.#used);
-    this.#batch = Buffer.allocUnsafeSlow(BATCH_ROOM);
+    const batch = Buffer.allocUnsafeSlow(this.#used);
+    this.#batch.copy(batch, 0, 0, this.#used);
     this.#used = 0;
     heldOnExit.delete(this);
     return batch;

@@ -74,6 +74,17 @@ describe('the log destination', () => {
     expect((await linesOf(path)).map((line) => line.msg)).toEqual(messages);
   });
 
+  it('a small batch handed over holds only its own bytes, not the batch buffer (the pending-bytes bound counts what it holds)', async () => {
+    const { logger, path } = await fileLogger();
+    const write = vi.spyOn(fs, 'write');
+    logger.info('one line');
+    await flushed(logger);
+    const written = write.mock.calls.map(([, data]) => data).filter((data) => Buffer.isBuffer(data));
+    expect(written.length).toBeGreaterThan(0);
+    for (const bytes of written) expect(bytes.buffer.byteLength).toBe(bytes.length);
+    expect((await linesOf(path)).map((line) => line.msg)).toEqual(['one line']);
+  });
+
   it('lines still held are written when the process exits', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'log-exit-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
