@@ -7,7 +7,7 @@ import {
   verifyWebhookSignature,
 } from '../channel/membership.js';
 import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
-import { type SnapshotStore, UpstreamUnavailableError } from '../channel/snapshot-store.js';
+import { type Served, type SnapshotStore, type SourceSnapshots, UpstreamUnavailableError } from '../channel/snapshot-store.js';
 import type { components, paths } from '../../generated/openapi/channel-api.js';
 import { BodyIncompleteError, BodyTooLargeError, readRequestBody } from '../lib/body.js';
 import { problem, sendProblem } from '../lib/problem.js';
@@ -53,6 +53,9 @@ const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
 /** Headers of every answer: the data is public and read by overlays running in browsers. */
 const COMMON_HEADERS = { 'access-control-allow-origin': '*' } as const;
 
+/** What a route that answered synchronously returns. */
+const ANSWERED = Promise.resolve();
+
 /** The (never modified) query of a URL without one. */
 const NO_QUERY = new URLSearchParams();
 
@@ -78,10 +81,20 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const logger = options.logger ?? console;
   const cache = new SerializedBodyCache(COMMON_HEADERS);
 
-  const supporters = (source: 'membership' | 'video'): Route['GET'] => async (request, response, query) => {
+  /**
+   * A warm source (its snapshot in memory) is answered at once: reading it through the store's
+   * promise cost every GET an async call and a microtask turn. A cold one waits for its first fetch.
+   */
+  const answerFrom = <K extends 'membership' | 'video' | 'stats'>(source: K, send: (served: Served<SourceSnapshots[K]>) => void): Promise<void> => {
+    const served = store.current(source);
+    if (served === null) return store.read(source).then(send);
+    send(served);
+    return ANSWERED;
+  };
+
+  const supporters = (source: 'membership' | 'video'): Route['GET'] => (request, response, query) => {
     const order = readSortParameter(query);
-    const { data, stale } = await store.read(source);
-    sendTaggedBody(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)));
+    return answerFrom(source, ({ data, stale }) => sendTaggedBody(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order))));
   };
 
   const { eventStream } = options;
@@ -97,10 +110,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     '/membership/pledges': { GET: supporters('membership') },
     '/video/members': { GET: supporters('video') },
     '/video/stats': {
-      GET: async (request, response) => {
-        const { data, stale } = await store.read('stats');
-        sendTaggedBody(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)));
-      },
+      GET: (request, response) => answerFrom('stats', ({ data, stale }) => sendTaggedBody(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)))),
     },
     '/healthz': {
       GET: (request, response) => {
@@ -184,7 +194,15 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return;
     }
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
-    handle(request, response, query).catch((error: unknown) => answerError(response, pathname, error));
+    // A route may answer (or refuse) synchronously: what it throws is answered as what it rejects with.
+    let handled: Promise<void>;
+    try {
+      handled = handle(request, response, query);
+    } catch (error) {
+      answerError(response, pathname, error);
+      return;
+    }
+    handled.catch((error: unknown) => answerError(response, pathname, error));
   };
   return Object.assign(handler, { paths: new Set(Object.keys(routes)) });
 }
