@@ -39,7 +39,11 @@ export type RestHandler = ((request: IncomingMessage, response: ServerResponse) 
   readonly paths: ReadonlySet<string>;
 };
 
-type Route = Partial<Record<'GET' | 'POST', (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => Promise<void>>>;
+/**
+ * A route answers at once (undefined), or returns the promise of its answer. A promise for an
+ * answer already written would still cost its `.catch` a reaction job on every request.
+ */
+type Route = Partial<Record<'GET' | 'POST', (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => Promise<void> | undefined>>;
 
 /** The contract's event names and the adapter's are the same list (checked by the compiler). */
 type ContractWebhookEvent = NonNullable<paths['/membership/webhook']['post']['parameters']['header']>['X-Patreon-Event'];
@@ -52,9 +56,6 @@ const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
 
 /** Headers of every answer: the data is public and read by overlays running in browsers. */
 const COMMON_HEADERS = { 'access-control-allow-origin': '*' } as const;
-
-/** What a route that answered synchronously returns. */
-const ANSWERED = Promise.resolve();
 
 /** The (never modified) query of a URL without one. */
 const NO_QUERY = new URLSearchParams();
@@ -85,11 +86,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
    * A warm source (its snapshot in memory) is answered at once: reading it through the store's
    * promise cost every GET an async call and a microtask turn. A cold one waits for its first fetch.
    */
-  const answerFrom = <K extends 'membership' | 'video' | 'stats'>(source: K, send: (served: Served<SourceSnapshots[K]>) => void): Promise<void> => {
+  const answerFrom = <K extends 'membership' | 'video' | 'stats'>(source: K, send: (served: Served<SourceSnapshots[K]>) => void): Promise<void> | undefined => {
     const served = store.current(source);
     if (served === null) return store.read(source).then(send);
     send(served);
-    return ANSWERED;
+    return undefined;
   };
 
   const supporters = (source: 'membership' | 'video'): Route['GET'] => (request, response, query) => {
@@ -103,7 +104,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       '/events': {
         GET: (request, response, query) => {
           eventStream.handle(request, response, query);
-          return Promise.resolve();
+          return undefined;
         },
       },
     }),
@@ -115,7 +116,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     '/healthz': {
       GET: (request, response) => {
         sendTaggedBody(request, response, serialize(toHealthBody(store.health(), options.redisHealth?.()), COMMON_HEADERS));
-        return Promise.resolve();
+        return undefined;
       },
     },
     '/membership/webhook': {
@@ -195,14 +196,14 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     // A route may answer (or refuse) synchronously: what it throws is answered as what it rejects with.
-    let handled: Promise<void>;
+    let handled: Promise<void> | undefined;
     try {
       handled = handle(request, response, query);
     } catch (error) {
       answerError(response, pathname, error);
       return;
     }
-    handled.catch((error: unknown) => answerError(response, pathname, error));
+    handled?.catch((error: unknown) => answerError(response, pathname, error));
   };
   return Object.assign(handler, { paths: new Set(Object.keys(routes)) });
 }
