@@ -123,16 +123,37 @@ export class BatchedDestination implements DestinationStream {
   }
 
   write(line: string): void {
-    if (3 * line.length > BATCH_ROOM - this.#used) {
+    const maxBytes = 3 * line.length;
+    if (maxBytes > BATCH_ROOM) {
       this.handOver();
-      if (3 * line.length > BATCH_ROOM) {
-        this.#sonic.write(Buffer.from(line));
-        return;
-      }
+      this.#sonic.write(Buffer.from(line));
+      return;
     }
+    const at = this.reserve(maxBytes);
+    this.commit(at + this.#batch.write(line, at));
+  }
+
+  /**
+   * For a writer that encodes its line itself (request-log.ts): room for a line of at most
+   * `maxBytes` bytes (at most BATCH_ROOM) in `buffer`, from the offset returned; the batch is handed
+   * over first when the line might not fit. `commit(end)` then takes the bytes up to `end` into the
+   * batch; nothing else may write in between.
+   */
+  reserve(maxBytes: number): number {
+    if (maxBytes > BATCH_ROOM) throw new RangeError(`room for ${maxBytes} bytes: a line that long is written with write()`);
+    if (maxBytes > BATCH_ROOM - this.#used) this.handOver();
+    return this.#used;
+  }
+
+  /** The buffer `reserve` gives room in. */
+  get buffer(): Buffer {
+    return this.#batch;
+  }
+
+  commit(end: number): void {
     if (this.#used === 0) heldOnExit.add(this);
-    this.#used += this.#batch.write(line, this.#used);
-    if (this.#used >= LOG_BATCH_BYTES) this.handOver();
+    this.#used = end;
+    if (end >= LOG_BATCH_BYTES) this.handOver();
   }
 
   /** Writes what is held; `callback` once it has reached the file. */

@@ -75,10 +75,18 @@ describe('the request id header', () => {
     expect(SHARED_HEADERS).toEqual(['content-type', 'text/plain', 'x-handler', 'shared']);
   });
 
-  it('is a new UUID when the client sends none or an unusable one, and is set on a plain ServerResponse too', async () => {
-    const { url } = await serve(WRITERS['flat list'] as RequestListener, false);
-    const ids = await Promise.all(['', 'has space', 'x'.repeat(129)].map(async (given) => (await fetch(url, given === '' ? {} : { headers: { 'x-request-id': given } })).headers.get('x-request-id')));
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(new Set(ids).size).toBe(3);
+  it('is a new one when the client sends none or an unusable one (one server: one prefix, a count), and is set on a plain ServerResponse too', async () => {
+    const idsOf = async (url: string): Promise<string[]> =>
+      Promise.all(['', 'has space', 'x'.repeat(129)].map(async (given) => (await fetch(url, given === '' ? {} : { headers: { 'x-request-id': given } })).headers.get('x-request-id') ?? ''));
+    const first = await idsOf((await serve(WRITERS['flat list'] as RequestListener, false)).url);
+    const second = await idsOf((await serve(WRITERS['flat list'] as RequestListener, true)).url);
+    for (const id of [...first, ...second]) expect(id).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
+    const prefixes = (ids: string[]) => new Set(ids.map((id) => id.split('-')[0]));
+    expect(new Set(first).size).toBe(3);
+    expect(prefixes(first).size).toBe(1);
+    expect(prefixes(second).size).toBe(1);
+    // Another server (another replica, a restart) draws another prefix.
+    expect(prefixes([...first, ...second]).size).toBe(2);
+    expect([...first].map((id) => Number.parseInt(id.split('-')[1] ?? '', 36)).sort()).toEqual([1, 2, 3]);
   });
 });
