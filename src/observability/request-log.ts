@@ -64,12 +64,15 @@ function partsOf(logger: Logger): PinoParts {
 /** Milliseconds to 0.1, as the line gives them. */
 const tenthsOfMillisecond = (seconds: number): number => Math.round(seconds * 1e4);
 
+const fieldsJson = (method: string, route: string, status: number): string => `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${JSON.stringify(status)}`;
+/** A kind of the writers that keep nothing but the fields' JSON. */
+const plainKind = (method: string, route: string, status: number): RequestLineKind => ({ method, route, status, json: fieldsJson(method, route, status) });
+
 export function requestLog(logger: Logger): RequestLog {
   const { stream, timeFunction, bindings, messageKey } = partsOf(logger);
-  const json = (method: string, route: string, status: number): string => `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${JSON.stringify(status)}`;
   if (stream[pino.symbols.needsMetadataGsym] === true) {
     return {
-      kind: (method, route, status) => ({ method, route, status, json: json(method, route, status) }),
+      kind: plainKind,
       write({ method, route, status }, requestId, seconds, aborted) {
         logger.info({ method, route, status, requestId, durationMs: tenthsOfMillisecond(seconds) / 10, ...(aborted && { aborted }) }, 'request');
       },
@@ -78,10 +81,10 @@ export function requestLog(logger: Logger): RequestLog {
   const level = logger.levels.values.info as number;
   const tail = `,${JSON.stringify(messageKey)}:"request"}\n`;
   // pino's default time (epochTime: `,"time":<ms since the epoch>`) is written as digits; another is called as pino calls it.
-  if (stream instanceof BatchedDestination && timeFunction === pino.stdTimeFunctions.epochTime) return batchedRequestLog(logger, stream, { level, bindings, tail, json });
+  if (stream instanceof BatchedDestination && timeFunction === pino.stdTimeFunctions.epochTime) return batchedRequestLog(logger, stream, { level, bindings, tail });
   const head = `{"level":${level}`;
   return {
-    kind: (method, route, status) => ({ method, route, status, json: json(method, route, status) }),
+    kind: plainKind,
     write(kind, requestId, seconds, aborted) {
       if (!logger.isLevelEnabled('info')) return;
       stream.write(`${head}${timeFunction.call(logger)}${bindings},${kind.json},"requestId":"${requestId}","durationMs":${tenthsOfMillisecond(seconds) / 10}${aborted ? ',"aborted":true' : ''}${tail}`);
@@ -105,7 +108,7 @@ interface BatchedKind extends RequestLineKind {
   rest: Buffer;
 }
 
-function batchedRequestLog(logger: Logger, destination: BatchedDestination, parts: { level: number; bindings: string; tail: string; json: (method: string, route: string, status: number) => string }): RequestLog {
+function batchedRequestLog(logger: Logger, destination: BatchedDestination, parts: { level: number; bindings: string; tail: string }): RequestLog {
   const head = ascii(`{"level":${parts.level},"time":`);
   const afterId = ascii('","durationMs":');
   const tail = Buffer.from(parts.tail);
@@ -119,7 +122,7 @@ function batchedRequestLog(logger: Logger, destination: BatchedDestination, part
   };
   return {
     kind(method, route, status): BatchedKind {
-      const json = parts.json(method, route, status);
+      const json = fieldsJson(method, route, status);
       return { method, route, status, json, start: Buffer.alloc(0), time: -1, rest: Buffer.from(`${parts.bindings},${json},"requestId":"`) };
     },
     write(lineKind, requestId, seconds, aborted) {

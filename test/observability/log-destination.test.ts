@@ -89,6 +89,17 @@ describe('the log destination', () => {
     }
   });
 
+  it('refuses room for more bytes than its buffer holds, with a clear error (such a line goes through write())', () => {
+    const sonic = { fd: -1, write: () => true, flush: () => {}, flushSync: () => {}, end: () => {}, destroy: () => {}, once: () => sonic };
+    const destination = new BatchedDestination(sonic);
+    try {
+      expect(destination.reserve(2 * LOG_BATCH_BYTES)).toBe(0);
+      expect(() => destination.reserve(2 * LOG_BATCH_BYTES + 1)).toThrow(/written with write\(\)/);
+    } finally {
+      destination.destroy();
+    }
+  });
+
   it('lines still held are written when the process exits', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'log-exit-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
