@@ -16,8 +16,9 @@ export default tseslint.config(
     },
   },
   {
-    // Plain-Node scripts that must run before the build and without the devDependencies (scripts/build.mjs).
-    files: ['scripts/**/*.mjs'],
+    // Plain-Node scripts: those that must run before the build and without the devDependencies
+    // (scripts/build.mjs), and the benches' child processes that run on plain node (bench/**/*.mjs).
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     extends: [js.configs.recommended],
     languageOptions: { globals: { process: 'readonly' } },
   },

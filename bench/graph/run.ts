@@ -39,21 +39,13 @@
  * BENCH_TARGETS=ours/unobserved for the cost of observation; a target that cannot keep up shows
  * fewer req/s than the rate).
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { fork, type ChildProcess } from 'node:child_process';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { formatTable, projectRoot, ratio, readStartScript, runLoad, saveResults, type LoadResult } from '../lib/index.js';
+import { compileGraphServer, GRAPH_HEADERS, ISSUE_QUERY, LARGE_QUERY, nextMessage, stopTarget, VARIABLES_BODIES, VARIABLES_QUERY } from '../lib/graph-server.js';
+import { formatTable, ratio, readStartScript, runLoad, saveResults, type LoadResult } from '../lib/index.js';
 
-const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
-const LARGE_QUERY = '{ tiers { title amountCents supporters { __typename id name amountCents since tier { title } } } stats { subscribers fetchedAt stale } }';
-const VARIABLES_QUERY = 'query($p: Platform) { supporters(platform: $p) { id name } }';
 const LARGE_DATASET_PATRONS = 2000;
 
-const graphHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -85,7 +77,7 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'variables', method: 'POST', path: '/graphql', reference: 'ours', targets: GRAPH_TARGETS,
-    bodies: ['MEMBERSHIP', 'VIDEO', null].map((p) => JSON.stringify({ query: VARIABLES_QUERY, variables: { p } })),
+    bodies: VARIABLES_BODIES,
   },
   { name: 'rest', method: 'GET', path: '/membership/pledges', reference: 'ours', targets: ['ours', 'floor/rest'] },
   { name: 'large', patrons: LARGE_DATASET_PATRONS, method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: LARGE_QUERY })], reference: 'ours', targets: GRAPH_TARGETS },
@@ -96,41 +88,10 @@ const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => 
 const isSelected = (target: TargetName): boolean => target === 'ours' || selectedTargets === undefined || selectedTargets.includes(target);
 const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
 
-/**
- * bench/graph/server.ts and everything it imports compiled by tsc into a temp dir (dist/ is left
- * alone), with node_modules and schema/ linked beside it, so the servers run as `npm start` runs
- * (plain node on compiled JavaScript, no tsx loader).
- */
-async function compileServer(): Promise<{ file: string; remove(): Promise<void> }> {
-  const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
-  const config = {
-    extends: join(projectRoot, 'tsconfig.build.json'),
-    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false, inlineSources: false },
-    include: [],
-    files: [join(projectRoot, 'bench/graph/server.ts')],
-  };
-  await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(config));
-  await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(projectRoot, name), join(outDir, name))));
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: projectRoot });
-  return { file: join(outDir, 'bench/graph/server.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
-}
-
 interface RunningTarget {
   name: TargetName;
   url: string;
   child: ChildProcess;
-}
-
-function nextMessage<T>(child: ChildProcess): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`target process exited (${code})`));
-    child.once('exit', onExit);
-    child.once('message', (message) => {
-      child.off('exit', onExit);
-      resolve(message as T);
-    });
-  });
 }
 
 /** The start script's flags for ours and its ablations (but the one that measures their absence); none for the others. */
@@ -159,7 +120,7 @@ async function cpuMicros(target: RunningTarget): Promise<number> {
 }
 
 async function answer(baseUrl: string, scenario: Scenario, body: string | undefined): Promise<string> {
-  const response = await fetch(`${baseUrl}${scenario.path}`, { method: scenario.method, ...(body !== undefined && { headers: graphHeaders, body }) });
+  const response = await fetch(`${baseUrl}${scenario.path}`, { method: scenario.method, ...(body !== undefined && { headers: GRAPH_HEADERS, body }) });
   if (!response.ok) throw new Error(`${baseUrl}${scenario.path}: HTTP ${response.status}`);
   return response.text();
 }
@@ -186,15 +147,6 @@ interface Row {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** Ends a target's process (it exits when its IPC channel closes) and waits until it has. */
-function stopTarget(target: RunningTarget): Promise<void> {
-  return new Promise((resolve) => {
-    if (target.child.exitCode !== null || target.child.signalCode !== null) return resolve();
-    target.child.once('exit', () => resolve());
-    target.child.disconnect();
-  });
 }
 
 /**
@@ -230,13 +182,13 @@ async function startGroup(group: readonly Scenario[], sandboxEnv: NodeJS.Process
     for (const target of running.values()) target.child.send('reset-rss');
     return { running, referenceAnswers };
   } catch (error) {
-    await Promise.all([...running.values()].map(stopTarget));
+    await Promise.all([...running.values()].map((target) => stopTarget(target.child)));
     throw error;
   }
 }
 
 const startFlags = (await readStartScript()).nodeFlags;
-const compiled = await compileServer();
+const compiled = await compileGraphServer();
 const rows: Row[] = [];
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];
 try {
@@ -270,7 +222,7 @@ try {
             const load = {
               url: `${target.url}${scenario.path}`,
               method: scenario.method,
-              ...(scenario.bodies !== undefined && { headers: graphHeaders, bodies: scenario.bodies }),
+              ...(scenario.bodies !== undefined && { headers: GRAPH_HEADERS, bodies: scenario.bodies }),
               connections,
               warmupSeconds: 0,
               ...(overallRate !== undefined && { overallRate }),
@@ -287,7 +239,7 @@ try {
           }
           for (const target of running.values()) memories.set(target.name, [...(memories.get(target.name) ?? []), await memory(target)]);
         } finally {
-          await Promise.all([...running.values()].map(stopTarget));
+          await Promise.all([...running.values()].map((target) => stopTarget(target.child)));
         }
       }
     } finally {

@@ -100,9 +100,10 @@ export class BatchedDestination implements DestinationStream {
   #used = 0;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(sonic: SonicBoomStream) {
+  /** `batchMs`: the longest a line waits for its batch (default LOG_BATCH_MS). */
+  constructor(sonic: SonicBoomStream, batchMs = LOG_BATCH_MS) {
     this.#sonic = sonic;
-    this.#timer = setInterval(() => this.handOver(), LOG_BATCH_MS).unref();
+    this.#timer = setInterval(() => this.handOver(), batchMs).unref();
     if (!exitHookInstalled) {
       exitHookInstalled = true;
       process.on('exit', () => {
@@ -232,14 +233,15 @@ function writeAllSync(fd: number, bytes: Buffer): void {
  * in batches (LOG_BATCH_BYTES, LOG_BATCH_MS; BatchedDestination), not one write per line. Flushed
  * synchronously when the process exits (process.exit, an uncaught exception, the end of the event
  * loop); `logger.flush(cb)` writes what is pending, and main.ts flushes before it exits after
- * SIGTERM. `dest`: a file descriptor (default 1, stdout) or a path.
+ * SIGTERM. `dest`: a file descriptor (default 1, stdout) or a path; `options.batchMs` the longest a
+ * line waits for its batch (default LOG_BATCH_MS).
  */
-export function logDestination(dest: number | string = 1): BatchedDestination {
+export function logDestination(dest: number | string = 1, options: { batchMs?: number } = {}): BatchedDestination {
   // minLength 1: sonic-boom writes each batch when it gets it (or right after the write in flight).
   // Not 0: with 0, its flush(cb) calls back at once, before a write in flight has landed. Content
   // mode 'buffer': it is given the batches as bytes, and counts and writes them as they are.
   const sonic = pino.destination({ dest, sync: false, maxLength: MAX_PENDING_LOG_BYTES, minLength: 1, contentMode: 'buffer' }) as unknown as SonicBoomStream;
-  return new BatchedDestination(sonic);
+  return new BatchedDestination(sonic, options.batchMs);
 }
 
 export interface CreateLoggerOptions {

@@ -1,0 +1,63 @@
+/**
+ * bench/graph/server.ts (one bench target per process) and everything it imports compiled by tsc
+ * into a temp dir (dist/ is left alone), with node_modules and schema/ linked beside it, so the
+ * servers run as `npm start` runs (plain node on compiled JavaScript, no tsx loader). Used by
+ * bench/graph and bench/instructions.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../test/support/project-copy.js';
+
+/** The queries bench/graph and bench/instructions send (issue 10 names them). */
+export const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
+export const LARGE_QUERY = '{ tiers { title amountCents supporters { __typename id name amountCents since tier { title } } } stats { subscribers fetchedAt stale } }';
+export const VARIABLES_QUERY = 'query($p: Platform) { supporters(platform: $p) { id name } }';
+/** The variables query's bodies, sent in turn: $p MEMBERSHIP, VIDEO, null. */
+export const VARIABLES_BODIES: readonly string[] = ['MEMBERSHIP', 'VIDEO', null].map((p) => JSON.stringify({ query: VARIABLES_QUERY, variables: { p } }));
+export const GRAPH_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+
+export interface CompiledGraphServer {
+  /** The compiled bench/graph/server.js: `node <file> <target>` with an IPC channel. */
+  file: string;
+  remove(): Promise<void>;
+}
+
+export async function compileGraphServer(): Promise<CompiledGraphServer> {
+  const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
+  const config = {
+    extends: join(projectRoot, 'tsconfig.build.json'),
+    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false, inlineSources: false },
+    include: [],
+    files: [join(projectRoot, 'bench/graph/server.ts')],
+  };
+  await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(config));
+  await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(projectRoot, name), join(outDir, name))));
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: projectRoot });
+  return { file: join(outDir, 'bench/graph/server.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
+}
+
+/** The next IPC message of a target's process; rejects if the process exits first. */
+export function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`target process exited (${code})`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      resolve(message as T);
+    });
+  });
+}
+
+/** Ends a target's process (it exits when its IPC channel closes) and waits until it has. */
+export function stopTarget(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.disconnect();
+  });
+}
