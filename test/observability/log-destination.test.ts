@@ -1,7 +1,7 @@
 /**
  * The log destination (logDestination): lines are written in batches, not one write(2) per line,
- * and none is left behind — a quiet logger's line goes out on its own, `logger.flush(cb)` writes
- * what is pending. (That the last line survives process.exit is checked in test/config.slow.test.ts.)
+ * and none is left behind — a quiet logger's line goes out on its own (after `batchMs`, when
+ * given), `logger.flush(cb)` writes what is pending. (That the last line survives process.exit is checked in test/config.slow.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BatchedDestination, createLogger, LOG_BATCH_BYTES, logDestination, type Logger } from '../../src/observability/logger.js';
+import { BatchedDestination, createLogger, LOG_BATCH_BYTES, LOG_BATCH_MS, logDestination, type Logger } from '../../src/observability/logger.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -17,10 +17,10 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function fileLogger(): Promise<{ logger: Logger; path: string }> {
+async function fileLogger(options: { batchMs?: number } = {}): Promise<{ logger: Logger; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'log-destination-'));
   const path = join(dir, 'log.jsonl');
-  const destination = logDestination(path);
+  const destination = logDestination(path, options);
   // Opened asynchronously, destroyed by the test.
   await destination.ready();
   const logger = createLogger({ level: 'info', destination });
@@ -121,5 +121,14 @@ describe('the log destination', () => {
     const { logger, path } = await fileLogger();
     logger.info({ requestId: 'alone' }, 'request');
     await vi.waitFor(async () => expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['alone']), { timeout: 5_000, interval: 20 });
+  });
+
+  it('holds a quiet line for `batchMs` when given one, not LOG_BATCH_MS (bench/instructions sets it out of reach)', async () => {
+    const { logger, path } = await fileLogger({ batchMs: 60_000 });
+    logger.info({ requestId: 'held' }, 'request');
+    await new Promise((resolve) => setTimeout(resolve, 4 * LOG_BATCH_MS));
+    expect(await linesOf(path)).toEqual([]);
+    await flushed(logger);
+    expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['held']);
   });
 });
