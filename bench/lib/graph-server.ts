@@ -1,8 +1,9 @@
 /**
- * bench/graph/server.ts (one bench target per process) and everything it imports compiled by tsc
- * into a temp dir (dist/ is left alone), with node_modules and schema/ linked beside it, so the
- * servers run as `npm start` runs (plain node on compiled JavaScript, no tsx loader). Used by
- * bench/graph and bench/instructions.
+ * What bench/graph and bench/instructions share: the GraphQL queries they send, and their target
+ * processes (started with an IPC channel: `nextMessage`, `stopTarget`). `compileGraphServer` (used
+ * by bench/graph) compiles bench/graph/server.ts (one target per process) and everything it imports
+ * with tsc into a temp dir (dist/ is left alone), with node_modules and schema/ linked beside it,
+ * so the servers run as `npm start` runs (plain node on compiled JavaScript, no tsx loader).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
