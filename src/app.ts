@@ -197,7 +197,9 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
     const url = request.url ?? '/';
-    const pathname = url.split('?', 1)[0] ?? url;
+    // indexOf and slice: split went to V8's runtime on every request (~250 instructions, callgrind).
+    const query = url.indexOf('?');
+    const pathname = query === -1 ? url : url.slice(0, query);
     return knownPaths.has(pathname) ? pathname : '(unmatched)';
   };
   const handle: RequestListener = (request, response) => {

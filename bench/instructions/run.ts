@@ -27,13 +27,17 @@
  *   issue            — the issue query, response cache off (bench/graph's headline: every request executed)
  *   variables        — `query($p: Platform)…` with varying values, response cache off
  *   variables+cache  — the same with the response cache on, as `npm start` runs by default
- *   rest             — GET /membership/pledges
+ *   rest             — GET /membership/pledges, and the floor (server.mjs `floor`: raw node:http
+ *                      answering its bytes), whose instructions over ours stand for issue 10's
+ *                      "warm REST ≥ 0.9× the floor" as counted one request at a time
  * Target (measured, not asserted): observation ≤ 5 % of the request.
  *
  * Run: `npx tsx bench/instructions/run.ts` (needs valgrind: `apt-get install valgrind`; ~2 min per
- * process, two at a time). BENCH_SCENARIOS=variables,rest runs only those; BENCH_ROUNDS (default 1)
+ * process, two at a time, three for rest). BENCH_SCENARIOS=variables,rest runs only those; BENCH_ROUNDS (default 1)
  * repeats every count in a fresh process and reports the lowest and highest; BENCH_CALLGRIND_DIR
- * keeps callgrind's dumps there (for callgrind_annotate).
+ * keeps callgrind's dumps there (for callgrind_annotate); BENCH_PROFILE=30 prints, per scenario, the
+ * 30 functions whose main-thread instructions a request differ most between observed and unobserved,
+ * with V8's compiled JavaScript named (profile.ts: node runs with `--perf-basic-prof`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,6 +49,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GRAPH_HEADERS, ISSUE_QUERY, nextMessage, stopTarget, VARIABLES_BODIES, VARIABLES_QUERY } from '../lib/graph-server.js';
 import { formatTable, projectRoot, readStartScript, saveResults } from '../lib/index.js';
+import { functionCosts, largestDifferences } from './profile.js';
 
 const warmupRequests = Number(process.env.BENCH_WARMUP ?? 10_000);
 const measuredRequests = Number(process.env.BENCH_REQUESTS ?? 5_000);
@@ -58,8 +63,9 @@ const OVERHEAD_TARGET = 0.05;
 /** A request or a callgrind_control command taking longer has hung (a request takes ~1 ms under callgrind). */
 const DEADLINE_MS = 60_000;
 
-type TargetName = 'observed' | 'unobserved';
-const TARGETS: readonly TargetName[] = ['observed', 'unobserved'];
+type TargetName = 'observed' | 'unobserved' | 'floor';
+/** Instructions a request of `BENCH_PROFILE` functions are printed per scenario (observed − unobserved); 0, the default, prints none. */
+const profiledFunctions = Number(process.env.BENCH_PROFILE ?? 0);
 
 interface Scenario {
   name: 'issue' | 'variables' | 'variables+cache' | 'rest';
@@ -69,13 +75,15 @@ interface Scenario {
   path: string;
   /** Sent in turn. */
   bodies?: readonly string[];
+  /** Also counts the floor (server.mjs `floor`: raw node:http answering the same bytes). */
+  floor?: true;
 }
 
 const SCENARIOS: readonly Scenario[] = [
   { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: ISSUE_QUERY })] },
   { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES },
   { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES },
-  { name: 'rest', responseCache: false, method: 'GET', path: '/membership/pledges' },
+  { name: 'rest', responseCache: false, method: 'GET', path: '/membership/pledges', floor: true },
 ];
 const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
 const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
@@ -103,6 +111,9 @@ async function send(url: string, scenario: Scenario, count: number): Promise<voi
   }
 }
 
+/** Where node writes its code objects under `--perf-basic-prof` (valgrind runs node in its own process: same pid). */
+const perfMapOf = (child: ChildProcess): string => `/tmp/perf-${child.pid}.map`;
+
 /** callgrind_control's command on the process (`-z` zeroes the counters, `-d` dumps them). */
 async function callgrindControl(command: '-z' | '-d', child: ChildProcess): Promise<void> {
   await run('callgrind_control', [command, String(child.pid)], { timeout: DEADLINE_MS });
@@ -112,13 +123,15 @@ async function callgrindControl(command: '-z' | '-d', child: ChildProcess): Prom
 interface Count {
   all: number;
   main: number;
+  /** The main thread's instructions a request by function (BENCH_PROFILE only). */
+  functions?: Map<string, number>;
 }
 
 async function countInstructions(startFlags: readonly string[], target: TargetName, scenario: Scenario): Promise<Count> {
   const outDir = await mkdtemp(join(keptDumps ?? tmpdir(), `bench-instructions-${scenario.name}-${target}-`));
   const child = spawn(
     'valgrind',
-    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...startFlags, '--no-memory-reducer', SERVER, target],
+    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...startFlags, '--no-memory-reducer', ...(profiledFunctions > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(outDir, 'v8.log')}`] : []), SERVER, target],
     {
       env: { ...process.env, BENCH_RESPONSE_CACHE: String(scenario.responseCache), BENCH_LOG_BATCH_MS: String(LOG_BATCH_OUT_OF_REACH_MS) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -140,10 +153,12 @@ async function countInstructions(startFlags: readonly string[], target: TargetNa
         return Number(summary);
       }),
     );
-    return { all: totals.reduce((sum, total) => sum + total, 0) / measuredRequests, main: (totals[0] as number) / measuredRequests };
+    const functions = profiledFunctions > 0 ? await functionCosts(join(outDir, dumps[0] as string), perfMapOf(child), measuredRequests) : undefined;
+    return { all: totals.reduce((sum, total) => sum + total, 0) / measuredRequests, main: (totals[0] as number) / measuredRequests, ...(functions && { functions }) };
   } finally {
     await stopTarget(child);
     if (keptDumps === undefined) await rm(outDir, { recursive: true, force: true });
+    if (profiledFunctions > 0) await rm(perfMapOf(child), { force: true });
   }
 }
 
@@ -160,9 +175,15 @@ const startFlags = (await readStartScript()).nodeFlags;
 const counts = new Map<string, Count[]>();
 for (let round = 1; round <= rounds; round += 1) {
   for (const scenario of scenarios) {
-    // The two targets of a scenario at once, one per core: instruction counts do not depend on the neighbour.
-    const figures = await Promise.all(TARGETS.map((target) => countInstructions(startFlags, target, scenario)));
-    TARGETS.forEach((target, i) => {
+    // The targets of a scenario at once (the floor makes three on two cores).
+    const targets: TargetName[] = ['observed', 'unobserved', ...(scenario.floor ? (['floor'] as const) : [])];
+    const figures = await Promise.all(targets.map((target) => countInstructions(startFlags, target, scenario)));
+    const [observed, unobserved] = figures as [Count, Count];
+    if (observed.functions !== undefined && unobserved.functions !== undefined) {
+      console.log(`round ${round}: ${scenario.name}: main thread, observed − unobserved, instructions a request by function (the ${profiledFunctions} largest differences):`);
+      for (const { name, difference } of largestDifferences(observed.functions, unobserved.functions, profiledFunctions)) console.log(`${String(difference).padStart(8)}  ${name}`);
+    }
+    targets.forEach((target, i) => {
       const key = `${scenario.name} ${target}`;
       const count = figures[i] as Count;
       counts.set(key, [...(counts.get(key) ?? []), count]);
@@ -172,7 +193,7 @@ for (let round = 1; round <= rounds; round += 1) {
 }
 
 /** The lowest and highest over the rounds of one target's count (all threads, or the main one). */
-function range(key: string, thread: keyof Count): { lowest: number; highest: number } {
+function range(key: string, thread: 'all' | 'main'): { lowest: number; highest: number } {
   const values = (counts.get(key) ?? []).map((count) => count[thread]);
   return { lowest: Math.round(Math.min(...values)), highest: Math.round(Math.max(...values)) };
 }
@@ -180,6 +201,8 @@ const rows = scenarios.flatMap((scenario) =>
   (['all', 'main'] as const).map((thread) => {
     const observed = range(`${scenario.name} observed`, thread);
     const unobserved = range(`${scenario.name} unobserved`, thread);
+    // As req/s compare with the floor's: the floor's instructions a request over ours.
+    const floor = scenario.floor ? range(`${scenario.name} floor`, thread) : undefined;
     return {
       scenario: scenario.name,
       responseCache: scenario.responseCache,
@@ -188,6 +211,7 @@ const rows = scenarios.flatMap((scenario) =>
       unobserved,
       overheadInstructions: observed.lowest - unobserved.lowest,
       overhead: Number(((observed.lowest - unobserved.lowest) / unobserved.lowest).toFixed(4)),
+      ...(floor && { floor, timesFloor: { observed: Number((floor.lowest / observed.lowest).toFixed(3)), unobserved: Number((floor.lowest / unobserved.lowest).toFixed(3)) } }),
     };
   }),
 );
@@ -195,7 +219,7 @@ console.log(`\ninstructions a request (callgrind; ${warmupRequests} requests to 
 const shown = (range: { lowest: number; highest: number }): string => `${range.lowest}${rounds > 1 ? ` (≤ ${range.highest})` : ''}`;
 console.log(
   formatTable(
-    ['scenario', 'threads', 'observed', 'unobserved', 'observation', 'share', `target ≤ ${OVERHEAD_TARGET * 100} %`],
+    ['scenario', 'threads', 'observed', 'unobserved', 'observation', 'share', `target ≤ ${OVERHEAD_TARGET * 100} %`, 'floor', '× floor (observed / unobserved)'],
     rows.map((row) => [
       row.scenario,
       row.threads,
@@ -204,6 +228,8 @@ console.log(
       String(row.overheadInstructions),
       `${(row.overhead * 100).toFixed(1)} %`,
       row.overhead <= OVERHEAD_TARGET ? 'met' : 'not met',
+      row.floor === undefined ? '' : shown(row.floor),
+      row.timesFloor === undefined ? '' : `${row.timesFloor.observed.toFixed(2)} / ${row.timesFloor.unobserved.toFixed(2)}`,
     ]),
   ),
 );

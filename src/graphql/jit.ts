@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';

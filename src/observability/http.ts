@@ -4,6 +4,7 @@
  * else a new one) echoed in the answer's `X-Request-Id` header and carried by the log line.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from './logger.js';

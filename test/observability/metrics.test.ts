@@ -33,8 +33,9 @@ const graphql = (app: ChannelApp, query: string): Promise<Response> =>
 describe('GET /metrics: Prometheus text', () => {
   it('HTTP requests by route and status with durations, GraphQL operations by name and outcome, upstream fetches, token refreshes, snapshot ages, response cache, process', async () => {
     const app = await startApp();
-    for (let index = 0; index < 3; index += 1) expect((await fetch(`${app.url}/video/members`)).status).toBe(200);
-    expect((await fetch(`${app.url}/nowhere/${Math.random()}`)).status).toBe(404);
+    // A query string is not part of the route label.
+    for (const query of ['', '?sort=since', '?sort=since&then=/video/members?']) expect((await fetch(`${app.url}/video/members${query}`)).status).toBe(200);
+    expect((await fetch(`${app.url}/nowhere/${Math.random()}?to=/healthz`)).status).toBe(404);
     // The response cache keeps an answer from its request's second occurrence on: the third is a hit.
     for (let index = 0; index < 3; index += 1) expect((await graphql(app, 'query Totals { stats { subscribers } }')).status).toBe(200);
     expect((await graphql(app, 'query Broken { supporter(id: "no-such-id") { name } }')).status).toBe(200);

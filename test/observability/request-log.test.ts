@@ -99,6 +99,31 @@ describe('the request log line', () => {
     destination.destroy();
   });
 
+  it('carries every time of any clock (fast-check): a millisecond on, many on, back, to another number of digits', () => {
+    const { destination, lines } = batched();
+    const log = requestLog(createLogger({ level: 'info', destination }));
+    const kind = log.kind('GET', '/healthz', 200);
+    // A step is a jump to any time, or a move of a few milliseconds from the last one (forwards or back).
+    const steps = fc.array(fc.oneof(fc.maxSafeNat(), fc.record({ by: fc.integer({ min: -1_500, max: 1_500 }) })), { minLength: 1, maxLength: 40 });
+    const clock = vi.spyOn(Date, 'now');
+    try {
+      fc.assert(
+        fc.property(fc.maxSafeNat(), steps, (first, moves) => {
+          const times = [first];
+          for (const move of moves) times.push(typeof move === 'number' ? move : Math.max(0, (times.at(-1) as number) + move.by));
+          for (const time of times) {
+            clock.mockReturnValueOnce(time);
+            log.write(kind, 'id', 0.001, false);
+          }
+          expect(lines().map((line) => (JSON.parse(line) as { time: number }).time)).toEqual(times);
+        }),
+        { numRuns: 300 },
+      );
+    } finally {
+      destination.destroy();
+    }
+  });
+
   it("follows the logger's level while the process runs", () => {
     const { destination, lines } = capture();
     const logger = createLogger({ level: 'warn', destination });
