@@ -180,8 +180,9 @@ function rewriteDigits(buffer: Buffer, end: number, before: number, now: number)
 
 /**
  * Writes the decimal digits of a non-negative integer below 2^53 at `at`; returns where they end.
- * No `%`: on a number past 2^31 (the time in milliseconds) it is a floating-point remainder, a call
- * out of optimized code for every digit (~20 ns each, measured).
+ * No `%` here or in rewriteDigits: on a number past 2^31 (a time in milliseconds, a long duration
+ * in tenths) it is a floating-point remainder, a call out of optimized code for every digit (~20 ns
+ * each, measured).
  */
 function writeInteger(buffer: Buffer, at: number, value: number): number {
   let end = at + 1;
