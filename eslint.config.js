@@ -20,7 +20,7 @@ export default tseslint.config(
     // (scripts/build.mjs), and the benches' child processes that run on plain node (bench/**/*.mjs).
     files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     extends: [js.configs.recommended],
-    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
   },
   {
     // The overlay's page script, served to browsers as it is (no build step).

@@ -11,6 +11,8 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+/** callgrind_annotate reads a dump in seconds; longer, it has hung. */
+const ANNOTATE_DEADLINE_MS = 120_000;
 
 /** A line of callgrind_annotate's function list: `  1,234 ( 0.12%)  file:function [object]`. */
 const FUNCTION_LINE = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+)$/;
@@ -52,7 +54,7 @@ function codeAt(objects: readonly CodeObject[], address: number): CodeObject | u
 
 /** Exclusive instructions per request of every function of the dump, JavaScript named through the perf map. */
 export async function functionCosts(dump: string, perfMap: string, requests: number): Promise<Map<string, number>> {
-  const [{ stdout }, objects] = await Promise.all([run('callgrind_annotate', ['--threshold=100', '--auto=no', dump], { maxBuffer: 64 * 1024 * 1024 }), readPerfMap(perfMap)]);
+  const [{ stdout }, objects] = await Promise.all([run('callgrind_annotate', ['--threshold=100', '--auto=no', dump], { maxBuffer: 64 * 1024 * 1024, timeout: ANNOTATE_DEADLINE_MS }), readPerfMap(perfMap)]);
   const costs = new Map<string, number>();
   for (const line of stdout.split('\n')) {
     const match = FUNCTION_LINE.exec(line);

@@ -13,7 +13,9 @@
  * those of the main (JavaScript) thread, and those of all threads. The main thread is the figure to
  * go by: three processes of one build agreed within 0.4 % on it. All threads moved ±1.5 %: under
  * callgrind V8's helper threads are still compiling (TurboFan) in the window, 25–40 % of the count,
- * though plain node has finished optimising by then (README, "Overhead").
+ * though plain node has finished optimising by then (README, "Overhead"). Counts are not quite
+ * independent of the load beside them (seven targets at once read ~6 % higher than two, and the
+ * floor moved 4 % between runs of three): compare the targets of one run, not counts across runs.
  *
  * What keeps runs repeatable:
  *   - one connection: each request gets an event-loop turn to itself, as it does not under load,
@@ -33,8 +35,9 @@
  * Target (measured, not asserted): observation ≤ 5 % of the request.
  *
  * Run: `npx tsx bench/instructions/run.ts` (needs valgrind: `apt-get install valgrind`; ~2 min per
- * process, two at a time, three for rest). BENCH_SCENARIOS=variables,rest runs only those; BENCH_ROUNDS (default 1)
- * repeats every count in a fresh process and reports the lowest and highest; BENCH_CALLGRIND_DIR
+ * process, two at a time, three for rest). BENCH_SCENARIOS=variables,rest runs only those;
+ * BENCH_ROUNDS (default 1) repeats every count in a fresh process and reports the lowest and
+ * highest; BENCH_CALLGRIND_DIR
  * keeps callgrind's dumps there (for callgrind_annotate); BENCH_PROFILE=30 prints, per scenario, the
  * 30 functions whose main-thread instructions a request differ most between observed and unobserved,
  * with V8's compiled JavaScript named (profile.ts: node runs with `--perf-basic-prof`).

@@ -31,7 +31,8 @@ const logger = createLogger({ level: config.logLevel, destination: logDestinatio
 const target = process.argv[2];
 const app = await createChannelApp(config, { logger, observeRequests: target !== 'unobserved' });
 if (target === 'floor') {
-  const answer = await fetch(new URL('/membership/pledges', app.url));
+  const answer = await fetch(new URL('/membership/pledges', app.url), { signal: AbortSignal.timeout(60_000) });
+  if (answer.status !== 200) throw new Error(`floor: GET /membership/pledges answered HTTP ${answer.status}`);
   const body = Buffer.from(await answer.arrayBuffer());
   const headers = { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'content-length': String(body.length) };
   await app.close();
