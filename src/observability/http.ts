@@ -58,9 +58,12 @@ export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage
   override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
     const requestId = this.requestId;
     if (requestId === undefined) return typeof reasonOrHeaders === 'string' ? super.writeHead(statusCode, reasonOrHeaders, headers) : super.writeHead(statusCode, reasonOrHeaders);
+    if (typeof reasonOrHeaders === 'string') super.writeHead(statusCode, reasonOrHeaders, this.withRequestId(headers, requestId));
+    else super.writeHead(statusCode, this.withRequestId(reasonOrHeaders, requestId));
+    // Cleared once node has taken the head: a handler that answers otherwise after a head node
+    // refused (an invalid header) still sends the id.
     this.requestId = undefined;
-    if (typeof reasonOrHeaders === 'string') return super.writeHead(statusCode, reasonOrHeaders, this.withRequestId(headers, requestId));
-    return super.writeHead(statusCode, this.withRequestId(reasonOrHeaders, requestId));
+    return this;
   }
 
   private withRequestId(headers: HeadersArgument, requestId: string): HeadersArgument {

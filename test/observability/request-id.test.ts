@@ -2,9 +2,11 @@
  * The request id reaches the answer once, whichever way a handler writes its head (RequestIdResponse
  * appends it to a header list, sets it for every other form), over a real server on 127.0.0.1;
  * a handler's shared header list is not modified; the log line and the request histogram see the
- * request, and a plain ServerResponse (a server created without the class) still gets the header.
+ * request, and a plain ServerResponse (a server created without the class) still gets the header. A
+ * head node refuses (an invalid header) leaves the id to the answer that follows. A request whose
+ * connection is lost before its answer is logged once, as aborted, with either class.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request as httpRequest, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SourceHealth } from '../../src/channel/snapshot-store.js';
@@ -69,10 +71,41 @@ describe('the request id header', () => {
     });
   }
 
-  it('leaves a shared header list as it was', async () => {
-    const { url } = await serve(WRITERS['shared frozen list'] as RequestListener, true);
-    for (const id of ['first', 'second']) expect((await fetch(url, { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id);
-    expect(SHARED_HEADERS).toEqual(['content-type', 'text/plain', 'x-handler', 'shared']);
+  it('leaves a shared header list as it was: frozen, flat or of pairs', async () => {
+    const flat = ['content-type', 'text/plain', 'x-handler', 'shared'];
+    const pairs = [['content-type', 'text/plain'], ['x-handler', 'pairs']];
+    const lists: Record<string, unknown[]> = { frozen: SHARED_HEADERS, flat, pairs };
+    for (const [name, list] of Object.entries(lists)) {
+      const before = structuredClone(list);
+      const { url } = await serve((_request, response) => response.writeHead(200, list as string[]).end('ok'), true);
+      for (const id of ['first', 'second']) {
+        const response = await fetch(url, { headers: { 'x-request-id': id } });
+        expect(response.headers.get('x-request-id'), name).toBe(id);
+        expect(response.headers.get('x-handler'), name).toMatch(/\w/);
+        expect(list, name).toEqual(before);
+      }
+    }
+  });
+
+  it('goes out with the answer a handler gives after node refused its head (the list left as it was), and is logged', async () => {
+    const invalid = ['content-type', 'text/plain', 'x-bad', 'line\nbreak'];
+    let refusal: unknown;
+    const { url, lines } = await serve((_request, response) => {
+      try {
+        response.writeHead(200, invalid);
+      } catch (error) {
+        refusal = error;
+        response.writeHead(500, ['content-type', 'text/plain']).end('refused');
+      }
+    }, true);
+    const response = await fetch(url, { headers: { 'x-request-id': 'refused-1' } });
+    expect(refusal).toMatchObject({ code: 'ERR_INVALID_CHAR' });
+    expect(invalid).toEqual(['content-type', 'text/plain', 'x-bad', 'line\nbreak']);
+    // The id was not written by the refused head: the next one carries it.
+    expect(response.status).toBe(500);
+    expect(response.headers.get('x-request-id')).toBe('refused-1');
+    await expect.poll(() => lines.length).toBe(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ requestId: 'refused-1', status: 500 });
   });
 
   it('is a new one when the client sends none or an unusable one (one server: one prefix, a count), and is set on a plain ServerResponse too', async () => {
@@ -80,13 +113,34 @@ describe('the request id header', () => {
       Promise.all(['', 'has space', 'x'.repeat(129)].map(async (given) => (await fetch(url, given === '' ? {} : { headers: { 'x-request-id': given } })).headers.get('x-request-id') ?? ''));
     const first = await idsOf((await serve(WRITERS['flat list'] as RequestListener, false)).url);
     const second = await idsOf((await serve(WRITERS['flat list'] as RequestListener, true)).url);
-    for (const id of [...first, ...second]) expect(id).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
+    for (const id of [...first, ...second]) expect(id).toMatch(/^[0-9a-f]{16}-[1-9][0-9]*$/);
     const prefixes = (ids: string[]) => new Set(ids.map((id) => id.split('-')[0]));
     expect(new Set(first).size).toBe(3);
     expect(prefixes(first).size).toBe(1);
     expect(prefixes(second).size).toBe(1);
     // Another server (another replica, a restart) draws another prefix.
     expect(prefixes([...first, ...second]).size).toBe(2);
-    expect([...first].map((id) => Number.parseInt(id.split('-')[1] ?? '', 36)).sort()).toEqual([1, 2, 3]);
+    expect([...first].map((id) => Number(id.split('-')[1])).sort()).toEqual([1, 2, 3]);
   });
+
+  for (const withClass of [true, false]) {
+    it(`logs a request whose connection was lost before its answer once, as aborted (${withClass ? 'RequestIdResponse' : 'a plain ServerResponse'})`, async () => {
+      let held: ServerResponse | undefined;
+      const { url, lines, metrics } = await serve((_request, response) => {
+        held = response;
+      }, withClass);
+      const sent = httpRequest(url, { headers: { 'x-request-id': 'lost-1' } });
+      sent.on('error', () => undefined);
+      sent.end();
+      await expect.poll(() => held).toBeDefined();
+      sent.destroy();
+      await expect.poll(() => lines.length).toBe(1);
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ msg: 'request', requestId: 'lost-1', route: '/test', status: 200, aborted: true });
+      // Ending the answer afterwards writes nothing and logs no second line.
+      held?.end('late');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines).toHaveLength(1);
+      expect(await metrics.registry.metrics()).toContain('http_request_duration_seconds_count{method="GET",route="/test",status="200"} 1');
+    });
+  }
 });
