@@ -28,7 +28,8 @@
  *
  * Run: `npx tsx bench/graph/run.ts`. BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS override
  * 4 s / 10 / 3 (rounds are interleaved: every load of a round, then the next round, each round in
- * server processes started afresh and every other one in reverse order; each row keeps its median);
+ * server processes started afresh and every other one in reverse order; each row keeps its median,
+ * and each ablation's ratio to ours is also printed round by round, with its lowest and highest);
  * BENCH_SETTLE overrides the 10 s a round's servers idle between their start and the first load;
  * BENCH_TARGETS=a,b runs only those targets besides ours (ratios to absent ones are NaN); BENCH_SCENARIOS=issue,large runs only those
  * scenarios. BENCH_RATE=8000 sends a fixed number of
@@ -55,7 +56,8 @@ const settleSeconds = Number(process.env.BENCH_SETTLE ?? 10);
 type TargetName =
   | 'ours' | 'ours/no-jit' | 'ours/no-limits' | 'ours/no-prepared' | 'ours/default-flags' | 'ours/unobserved' | 'ours+cache'
   | 'mercurius+jit' | 'yoga/fixed-bytes' | 'floor' | 'floor/rest';
-const GRAPH_TARGETS: readonly TargetName[] = ['ours', 'ours/no-jit', 'ours/no-limits', 'ours/no-prepared', 'ours/default-flags', 'ours/unobserved', 'mercurius+jit'];
+const ABLATIONS: readonly TargetName[] = ['ours/no-jit', 'ours/no-limits', 'ours/no-prepared', 'ours/default-flags', 'ours/unobserved'];
+const GRAPH_TARGETS: readonly TargetName[] = ['ours', ...ABLATIONS, 'mercurius+jit'];
 
 interface Scenario {
   name: 'issue' | 'variables' | 'large' | 'rest';
@@ -190,6 +192,12 @@ async function startGroup(group: readonly Scenario[], sandboxEnv: NodeJS.Process
 const startFlags = (await readStartScript()).nodeFlags;
 const compiled = await compileGraphServer();
 const rows: Row[] = [];
+/**
+ * Each ablation's req/s ÷ ours in every round, by `<scenario> <ablation>`: the two measured in the
+ * same round, one after the other, each in a fresh process. The spread of these says how far one
+ * round's pair can be trusted; the ratio of the medians alone does not.
+ */
+const roundRatios = new Map<string, number[]>();
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];
 try {
   // Per dataset, its scenarios are measured in interleaved rounds. Every round starts every target
@@ -246,6 +254,11 @@ try {
       await sandbox.close();
     }
     for (const scenario of group) {
+      const ours = samples.get(`${scenario.name} ours`) ?? [];
+      for (const name of ABLATIONS) {
+        const ablated = samples.get(`${scenario.name} ${name}`);
+        if (ablated !== undefined) roundRatios.set(`${scenario.name} ${name}`, ablated.map((sample, index) => ratio(sample.requestsPerSecond, ours[index]?.requestsPerSecond ?? Number.NaN)));
+      }
       for (const name of scenario.targets.filter(isSelected)) {
         const sorted = (samples.get(`${scenario.name} ${name}`) ?? []).sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
         const middle = sorted[Math.floor(sorted.length / 2)];
@@ -285,6 +298,16 @@ try {
       }),
     ),
   );
+  if (roundRatios.size > 0) {
+    console.log(`\n${formatTable(
+      ['scenario', 'ablation', 'req/s ÷ ours, round by round', 'lowest', 'median', 'highest'],
+      [...roundRatios].map(([key, ratios]) => {
+        const [scenario = '', ablation = ''] = key.split(' ');
+        const sorted = [...ratios].sort((a, b) => a - b);
+        return [scenario, ablation, ratios.map((value) => value.toFixed(2)).join(' '), (sorted[0] ?? Number.NaN).toFixed(2), median(sorted).toFixed(2), (sorted.at(-1) ?? Number.NaN).toFixed(2)];
+      }),
+    )}`);
+  }
   console.log(`\n${formatTable(['dataset', 'target', 'idle RSS MB', 'peak RSS MB (median)', 'peak RSS MB (max)'], memoryRows.map((row) => [row.dataset, row.target, String(row.idleRssMb), String(row.peakRssMb), String(row.peakRssMaxMb)]))}`);
 
   const versusMercurius = (scenario: Scenario['name']) => ({
@@ -296,7 +319,7 @@ try {
     mercuriusP99Ms: rowOf(scenario, 'mercurius+jit')?.result.p99Ms,
   });
   const ablation = (scenario: Scenario['name']) =>
-    Object.fromEntries(['ours/no-jit', 'ours/no-limits', 'ours/no-prepared', 'ours/default-flags', 'ours/unobserved'].map((name) => [name, ratio(rps(scenario, name as TargetName), rps(scenario, 'ours'))]));
+    Object.fromEntries(ABLATIONS.map((name) => [name, ratio(rps(scenario, name), rps(scenario, 'ours'))]));
   const oursMemory = memoryRows.filter((row) => row.target === 'ours');
   // The peak of the dataset where ours peaks highest: the median over its processes, and the highest of them.
   const peakRss = Math.max(...oursMemory.map((row) => row.peakRssMb));
@@ -310,6 +333,7 @@ try {
     restVsFloor: { ratio: ratio(rps('rest', 'ours'), rps('rest', 'floor/rest')), cpuPerRequestRatio: ratio(cpu('rest', 'floor/rest'), cpu('rest', 'ours')), target: 0.9 },
     yogaAdapterVsFloor: { ratio: ratio(rps('issue', 'yoga/fixed-bytes'), rps('issue', 'floor')), meaning: 'ceiling of any server behind yoga' },
     ablationsOverOurs: { meaning: 'each ablation\'s req/s ÷ ours: above 1, the part it removes costs that much; below 1, that part pays for itself', issue: ablation('issue'), variables: ablation('variables'), large: ablation('large') },
+    ablationsRoundByRound: { meaning: 'the same ratio in each round (both in that round, each in a fresh process), by "<scenario> <ablation>"', ...Object.fromEntries(roundRatios) },
   };
   console.log(`\n${JSON.stringify(targets, null, 2)}`);
   // A fixed-rate run is saved beside the headline results, not over them.
