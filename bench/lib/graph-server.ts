@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../../test/support/project-copy.js';
+import { projectRoot } from './index.js';
 
 /** The queries bench/graph and bench/instructions send (issue 10 names them). */
 export const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
