@@ -201,7 +201,7 @@ const roundRatios = new Map<string, number[]>();
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];
 try {
   // Per dataset, its scenarios are measured in interleaved rounds. Every round starts every target
-  // afresh: two processes of the same target have differed by up to 15 µs per request (README,
+  // afresh: two processes of the same target have differed by up to 15 µs per request (bench/README.md,
   // "Overhead"), so a row's median is over as many processes as rounds, not over loads of one.
   for (const patrons of [...new Set(scenarios.map((scenario) => scenario.patrons))]) {
     const group = scenarios.filter((scenario) => scenario.patrons === patrons);
