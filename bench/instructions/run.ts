@@ -11,12 +11,14 @@
  * callgrind with the start script's node flags, and is sent requests one at a time on one keep-alive
  * connection. After the scenario's warm-up requests its counters are zeroed, its counted requests
  * are sent, and the instructions between the two are divided by the requests: those of the main
- * (JavaScript) thread, and those of all threads. The main thread is the figure to go by: three
- * processes of one build agreed within 0.4 % on it. All threads moved ±1.5 %: under callgrind V8's
- * helper threads are still compiling (TurboFan) in the window, 25–40 % of the count, though plain
- * node has finished optimising by then. Counts are not quite independent of the load beside them
- * (seven targets at once read ~6 % higher than two, and the floor moved 4 % between runs of three):
- * compare the targets of one run, not counts across runs. What callgrind does not count is the
+ * (JavaScript) thread, and those of all threads. The main thread is the figure to go by: our
+ * server's count repeated within ~1 % over the processes of 2026-11-27 (three or four at once; two
+ * at once, within 0.4 %), mercurius+jit's moved by up to 9 %, the floor's by 5 % between runs. All
+ * threads move more: under callgrind V8's helper threads are still compiling (TurboFan) in the
+ * window, 25–40 % of the count, though plain node has finished optimising by then. Counts are not
+ * quite independent of the load beside them (seven targets at once read ~6 % higher than two), so
+ * the table takes each target's lowest over BENCH_ROUNDS: compare the targets of one run, and a
+ * ratio over several rounds, not counts across runs. What callgrind does not count is the
  * kernel's part (the socket's reads and writes), which a floor pays as much as the server it floors.
  *
  * What keeps runs repeatable:
