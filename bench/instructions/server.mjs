@@ -8,9 +8,9 @@
  *   floor          — raw node:http answering the bytes the service answers to the scenario's request
  *                    (taken from the app, which is then closed) with their content type and length,
  *                    as bench/lib/floor.ts does in bench/graph
- *   floor/headers  — the same bytes with every header the service sends with them (the contract's
- *                    ETag, Cache-Control and CORS header, and an X-Request-Id of the same length):
- *                    the floor of the whole answer, headers included
+ *   floor/headers  — the same bytes with every header the service sent with them (on REST its ETag,
+ *                    Cache-Control, the CORS header and the X-Request-Id it answered that request
+ *                    with): the floor of the whole answer, headers included
  *
  *   node <start flags> server.mjs <target>
  *   env BENCH_RESPONSE_CACHE: `true` or `false` (GRAPHQL_RESPONSE_CACHE)
@@ -51,12 +51,6 @@ const app = await createChannelApp(config, {
 });
 await Promise.all(['membership', 'video', 'stats'].map((source) => app.store.read(source)));
 
-/** Serves `listener` on a free port and reports its URL. */
-function serve(listener) {
-  const server = createServer(listener);
-  server.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${server.address().port}` }));
-}
-
 if (target === 'floor' || target === 'floor/headers') {
   const { method, path, body: requestBody } = JSON.parse(process.env.BENCH_REQUEST ?? '{"method":"GET","path":"/membership/pledges"}');
   const answer = await fetch(new URL(path, app.url), {
@@ -71,13 +65,14 @@ if (target === 'floor' || target === 'floor/headers') {
     : [...answer.headers].filter(([name]) => !NODE_OWN_HEADERS.has(name)).flat();
   await app.close();
   // As bench/lib/floor.ts: the request is drained before the answer.
-  serve((request, response) => {
+  const floor = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       response.writeHead(200, headers);
       response.end(body);
     });
   });
+  floor.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${floor.address().port}` }));
 } else if (target === 'mercurius+jit') {
   // As bench/graph/server.ts: the same SDL, resolvers and snapshot store, served by fastify + mercurius.
   const [{ default: Fastify }, { default: mercurius }, { createChannelGraphContext, createSnapshotIndexes }, { createChannelResolvers }, { createExecutableSchema }] = await Promise.all([
