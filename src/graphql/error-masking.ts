@@ -27,8 +27,9 @@ function isIntendedGraphQLError(error: unknown): error is GraphQLError {
  * yoga logs every error that masking replaces, which a client's mistake does not deserve.
  */
 function withoutOriginalError(error: GraphQLError): GraphQLError {
-  const extensions = error.extensions as Record<string, unknown> & { http?: Record<string, unknown> };
-  if (extensions.originalError === undefined) return error;
+  // graphql-jit's own GraphQLError class has no `extensions` at all.
+  const extensions = error.extensions as (Record<string, unknown> & { http?: Record<string, unknown> }) | undefined;
+  if (extensions?.originalError === undefined) return error;
   delete extensions.originalError;
   if (extensions.http !== undefined) extensions.http = { ...extensions.http, spec: false };
   return error;
@@ -46,8 +47,17 @@ function messageOf(error: unknown): string {
  */
 export function createMaskError(options: ErrorMaskingOptions): MaskError {
   const { maskUnexpected, development } = options;
-  return (error, message) => {
+  const mask = (error: unknown, message: string): Error => {
     if (isIntendedGraphQLError(error)) return development ? error : withoutOriginalError(error);
     return yogaMaskError(error, maskUnexpected || development ? message : messageOf(error), development);
+  };
+  return (error, message) => {
+    try {
+      return mask(error, message);
+    } catch {
+      // Masking is the last step before an answer: whatever the error looks like, it must not throw
+      // (yoga would answer 500 for the whole request). An error it cannot read is an unexpected one.
+      return yogaMaskError(new Error('unreadable error'), message, false);
+    }
   };
 }

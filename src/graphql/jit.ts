@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import { BREAK, getOperationAST, OperationTypeNode, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import type { ExecutionObserver, ObservedOperation } from './execution-observer.js';
 import type { CachedDocument, DocumentCache } from './document-cache.js';
 
@@ -15,23 +15,26 @@ const COMPILED_BYTES_PER_TOKEN = 1500;
 const NOT_COMPILED = null;
 
 /**
- * A request error from the compiled query (its variables failed coercion) carries HTTP status 400, as
- * graphql-js's executor marks it (via @graphql-tools/executor), so GraphQL over HTTP answers 400.
+ * Whether the document uses the name of a property of Object.prototype (`__proto__`, `constructor`,
+ * `toString`…) as a response key or a variable. graphql-jit builds response objects and the coerced
+ * variables as object literals, where such a key misbehaves: `__proto__: field` sets the prototype
+ * instead of a value, so the field goes missing from the answer, and a variable the request leaves
+ * out is read as the inherited function. Such documents (only hostile or odd clients write them)
+ * run on yoga's executor, which keeps both in objects without a prototype and answers them right.
  */
-function asRequestErrors(errors: readonly GraphQLError[]): GraphQLError[] {
-  return errors.map((error) =>
-    createGraphQLError(error.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      extensions: { ...error.extensions, http: { status: 400 } },
-    }),
-  );
-}
-
-function finish(result: ExecutionResult): ExecutionResult {
-  return 'data' in result || result.errors === undefined ? result : { errors: asRequestErrors(result.errors) };
+function namesPrototypeProperty(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if ((node.alias ?? node.name).value in Object.prototype) found = true;
+      return found ? BREAK : undefined;
+    },
+    VariableDefinition(node) {
+      if (node.variable.name.value in Object.prototype) found = true;
+      return found ? BREAK : undefined;
+    },
+  });
+  return found;
 }
 
 type ExecuteFn = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
@@ -40,15 +43,21 @@ type ExecuteFn = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionRe
 type RunCompiled = (contextValue: unknown, variableValues: ExecutionArgs['variableValues']) => Promise<ExecutionResult> | ExecutionResult;
 
 function runnerOf(compiled: CompiledQuery): RunCompiled {
-  return (contextValue, variableValues) => {
-    const result = compiled.query(undefined, contextValue, variableValues);
-    return result instanceof Promise ? result.then(finish) : finish(result);
-  };
+  return (contextValue, variableValues) => compiled.query(undefined, contextValue, variableValues);
 }
 
-/** The executor of one compiled operation, made once with it (not per request). */
-function executorOf(run: RunCompiled): ExecuteFn {
-  return (args) => run(args.contextValue, args.variableValues);
+/**
+ * The executor of one compiled operation, made once with it (not per request). A request error (the
+ * variables did not coerce: no `data`, and no resolver ran) is answered by yoga's executor instead,
+ * which the document's first occurrence ran: graphql-jit words, locates and classifies these errors
+ * its own way, and a repeated request must get the answer the first one got (status 400 included).
+ */
+function executorOf(run: RunCompiled, reference: ExecuteFn): ExecuteFn {
+  const orReference = (args: ExecutionArgs, result: ExecutionResult): Promise<ExecutionResult> | ExecutionResult => ('data' in result ? result : reference(args));
+  return (args) => {
+    const result = run(args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then((settled) => orReference(args, settled)) : orReference(args, result);
+  };
 }
 /** `execute` with the observer told of its start and its result. */
 function observedExecutor(execute: ExecuteFn, operation: ObservedOperation): ExecuteFn {
@@ -88,6 +97,7 @@ interface OperationExecutors {
  * run it again (prepared-operations.ts): unobserved, so that they report it only when they answer.
  */
 export interface PreparedOperation {
+  /** graphql-jit's result as it is: any errors in it are for yoga to answer (its wording, its status). */
   run: RunCompiled;
   /** The observer's view of the operation (undefined without an observer). */
   observed: ObservedOperation | undefined;
@@ -122,20 +132,20 @@ export function createExecution(options: ExecutionOptions): Execution {
   const byDocument = new WeakMap<DocumentNode, Map<string, OperationExecutors>>();
 
   function compile(entry: CachedDocument, args: ExecutionArgs): RunCompiled | typeof NOT_COMPILED {
-    if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return NOT_COMPILED;
+    if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY || namesPrototypeProperty(args.document)) return NOT_COMPILED;
     const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
     if (!isCompiledQuery(result)) return NOT_COMPILED;
     cache.charge(entry, entry.tokens * COMPILED_BYTES_PER_TOKEN);
     return runnerOf(result);
   }
 
-  function executorsOf(entry: CachedDocument | undefined, args: ExecutionArgs): OperationExecutors {
+  function executorsOf(entry: CachedDocument | undefined, args: ExecutionArgs, reference: ExecuteFn): OperationExecutors {
     const operationName = args.operationName ?? '';
     const operations = byDocument.get(args.document);
     const known = operations?.get(operationName);
     if (known !== undefined) return known;
     const run = jit && entry !== undefined ? compile(entry, args) : NOT_COMPILED;
-    const compiled = run === NOT_COMPILED ? NOT_COMPILED : executorOf(run);
+    const compiled = run === NOT_COMPILED ? NOT_COMPILED : executorOf(run, reference);
     const observed = observer?.operation(args.document, args.operationName ?? undefined);
     const executors: OperationExecutors = { run, compiled, observed, observedCompiled: compiled !== NOT_COMPILED && observed !== undefined ? observedExecutor(compiled, observed) : compiled };
     // Kept only for cached documents (a document object seen once is garbage after its request);
@@ -151,7 +161,7 @@ export function createExecution(options: ExecutionOptions): Execution {
     plugin: {
       onExecute({ args, executeFn, setExecuteFn }) {
         const executionArgs = args as ExecutionArgs;
-        const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs);
+        const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs, executeFn as ExecuteFn);
         if (executors.observedCompiled !== NOT_COMPILED) setExecuteFn(executors.observedCompiled);
         else if (executors.observed !== undefined) setExecuteFn(observedExecutor(executeFn as ExecuteFn, executors.observed));
       },

@@ -12,6 +12,7 @@ import { requestMediaTypes, useMediaTypeAnswers } from './media-types.js';
 import { useKnownOperationTypes, useStreamingSubscriptions } from './operation-types.js';
 import { useRequestBodyLimit } from './request-body-limit.js';
 import { useUrlParams } from './url-params.js';
+import { useSupportedVariableNames } from './variable-names.js';
 import { dropPropertyResolvers } from './property-resolvers.js';
 import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
 
@@ -115,6 +116,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
       useUrlParams(),
       ...(plugins ?? []),
       useKnownOperationTypes(),
+      useSupportedVariableNames(),
       useStreamingSubscriptions(),
       documentCache.plugin,
       ...(execution === undefined ? [] : [execution.plugin]),
