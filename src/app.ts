@@ -117,8 +117,10 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
 export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
+  const { mode } = config.upstream;
   // Read at every scrape; the store and the event transports exist by the time anything scrapes.
   const metrics = createMetrics({
+    mode,
     snapshots: () => store.health(),
     eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
   });
@@ -163,14 +165,14 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
-  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger });
+  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
   // Each result's series appears with its first lookup (as prom-client's would).
   const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
   const rest = createRestHandler({
-    store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
+    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
   });
   const graph = createChannelGraphHandler({
     store,
@@ -191,7 +193,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // Subscriptions over SSE (and multipart) on /graphql: bounded like GET /events and the WebSockets.
   const graphStreams = createGraphStreamLimit(eventSettings.maxStreams);
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
-  const operations = createOperationsEndpoints({ metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
+  const operations = createOperationsEndpoints({ mode, metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
   const overlay = createOverlayHandler();
   const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
   const routeOf = (request: IncomingMessage): string => {
@@ -265,7 +267,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         [
           'the membership token refresh in flight and its save',
           () => {
-            if (keeper.refreshInFlight) logger.info('closing: waiting for the membership token refresh in flight and its save');
+            if (keeper.refreshInFlight) oauthLogger.info('closing: waiting for the membership token refresh in flight and its save');
             return keeper.drain();
           },
         ],

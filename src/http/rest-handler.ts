@@ -23,6 +23,8 @@ import { type RedisHealthEntry, toHealthBody, toStatsBody, toSupportersBody } fr
  */
 export interface RestHandlerOptions {
   store: SnapshotStore;
+  /** Where the data comes from, shown by /healthz. */
+  mode: components['schemas']['Mode'];
   /** MEMBERSHIP_WEBHOOK_SECRET: key of the webhook's HMAC signature. */
   webhookSecret: string;
   /** Largest webhook body accepted; default 256 KiB. */
@@ -115,7 +117,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     },
     '/healthz': {
       GET: (request, response) => {
-        sendTaggedBody(request, response, serialize(toHealthBody(store.health(), options.redisHealth?.()), COMMON_HEADERS));
+        sendTaggedBody(request, response, serialize(toHealthBody(options.mode, store.health(), options.redisHealth?.()), COMMON_HEADERS));
         return undefined;
       },
     },

@@ -1,5 +1,5 @@
 /**
- * The operator's endpoints: `GET /readyz` (200 or 503 with the reason) and `GET /metrics`
+ * The operator's endpoints: `GET /readyz` (200 or 503 with the reason; the mode either way) and `GET /metrics`
  * (Prometheus text exposition), the latter behind `Authorization: Bearer <METRICS_TOKEN>` when a
  * token is configured.
  */
@@ -13,6 +13,8 @@ import type { ReadinessProbe } from './readiness.js';
 export const OPERATIONS_PATHS = ['/readyz', '/metrics'] as const;
 
 export interface OperationsEndpointsOptions {
+  /** Where the data comes from, in every /readyz answer: a sandbox is never mistaken for a channel. */
+  mode: components['schemas']['Mode'];
   metrics: ChannelMetrics;
   readiness: ReadinessProbe;
   /** METRICS_TOKEN; without it /metrics is open (bind it to a private interface or network then). */
@@ -29,7 +31,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** A request listener for OPERATIONS_PATHS that returns false (and does nothing) for any other path. */
 export function createOperationsEndpoints(options: OperationsEndpointsOptions): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const { metrics, readiness } = options;
+  const { mode, metrics, readiness } = options;
   // Compared as SHA-256 digests in constant time: neither the token nor its length leaks through timing.
   const expected = options.metricsToken === undefined ? undefined : digest(`Bearer ${options.metricsToken}`);
   const authorized = (request: IncomingMessage): boolean => expected === undefined || timingSafeEqual(digest(request.headers.authorization ?? ''), expected);
@@ -44,7 +46,7 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
     }
     if (pathname === '/readyz') {
       const state = readiness.check();
-      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready' } : { status: 'not ready', reason: state.reason };
+      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready', mode } : { status: 'not ready', mode, reason: state.reason };
       sendJson(response, state.ready ? 200 : 503, body);
       return true;
     }

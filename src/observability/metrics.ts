@@ -6,6 +6,7 @@
  * resolved once per label set, a field update per request.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { components } from '../../generated/openapi/channel-api.js';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
 import { CellCounter, CellHistogram } from './metric-cells.js';
 
@@ -42,6 +43,8 @@ export interface ChannelMetrics {
 }
 
 export interface CreateMetricsOptions {
+  /** Where the data comes from: `channel_graph_mode{mode="…"} 1` (an alert on `mode="sandbox"` catches a deployment without credentials). */
+  mode: components['schemas']['Mode'];
   /** The snapshot health to report (age, staleness) at every scrape. */
   snapshots: () => Record<SourceName, SourceHealth>;
   /** The open event streams per transport (a WebSocket connection counts once, whatever it subscribes to). */
@@ -55,6 +58,10 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const registers = [registry];
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const { snapshots } = options;
+  new Gauge({ name: 'channel_graph_mode', help: 'Where the data comes from: 1 for the mode of this process (live, or sandbox: made-up test data)', labelNames: ['mode'], registers }).set(
+    { mode: options.mode },
+    1,
+  );
   new Gauge({
     name: 'channel_snapshot_age_seconds',
     help: 'Age of the snapshot served for each source (absent while a source has none)',

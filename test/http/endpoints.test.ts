@@ -152,6 +152,19 @@ describe('GET /healthz', () => {
   });
 });
 
+describe('sandbox mode is visible where an operator looks', () => {
+  it('/healthz and /readyz say "mode": "sandbox", and /metrics has channel_graph_mode{mode="sandbox"} 1', async () => {
+    await Promise.all((['membership', 'video', 'stats'] as const).map((source) => harness.app.store.read(source)));
+    const health = await request(url, 'GET', '/healthz');
+    expect(health.json()).toMatchObject({ status: 'ok', mode: 'sandbox' });
+    const ready = await request(url, 'GET', '/readyz');
+    expect(ready.json()).toEqual({ status: 'ready', mode: 'sandbox' });
+    const metrics = await request(url, 'GET', '/metrics');
+    const modes = metrics.text.split('\n').filter((line) => line.startsWith('channel_graph_mode{'));
+    expect(modes).toEqual(['channel_graph_mode{mode="sandbox"} 1']);
+  });
+});
+
 describe('HTTP semantics', () => {
   it('answers 404 problem+json for an unknown path', async () => {
     const response = await request(url, 'GET', '/membership/pledge');
