@@ -162,7 +162,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
     logger: storeLogger,
   });
-  store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
+  // Not when a refresh brought the same data again (only `fetchedAt` moved): that is every interval.
+  store.onChange((source, _written, change) => {
+    if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
+  });
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
