@@ -8,6 +8,7 @@ import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphCont
 import type { GraphSettings } from './graph-settings.js';
 import type { ExecutionObserver } from './execution-observer.js';
 import { createGraphiQLAssets } from './graphiql-assets.js';
+import { useGraphiQLOffPage } from './graphiql-off.js';
 import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
@@ -146,7 +147,7 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     useStreamedResponses(),
     // After the plugins that refuse a subscription: one execution per distinct subscription.
     createSharedSubscriptions().plugin,
-    ...(graphiql ? [graphiql.plugin] : []),
+    graphiql ? graphiql.plugin : useGraphiQLOffPage(GRAPHQL_ENDPOINT),
     {
       onDispose: () => {
         indexes.close();

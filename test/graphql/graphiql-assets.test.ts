@@ -83,9 +83,12 @@ describe('GraphiQL by default (production)', () => {
   });
   afterAll(() => started.close());
 
-  it('is off: a browser gets no page and no files', async () => {
+  it('is off: a browser gets no GraphiQL page (the page saying it is off) and no files', async () => {
     const page = await fetch(`${started.app.url}/graphql`, { headers: asBrowser });
-    expect(page.headers.get('content-type') ?? '').not.toMatch(/text\/html/);
+    expect(page.status).toBe(400);
+    const html = await page.text();
+    expect(html).toContain('GraphiQL is off');
+    expect(html).not.toMatch(/<script/);
     expect((await fetch(`${started.app.url}/graphql/graphiql/graphiql.000000000000.js`)).status).toBe(404);
   });
 });
