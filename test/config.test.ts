@@ -133,16 +133,11 @@ describe('npm run authorize without the OAuth client', () => {
  * code 0 at SIGTERM), or stop with one line (exit code 78; test/config.slow.test.ts runs the process).
  */
 describe('sandbox mode is chosen, never fallen into', () => {
-  const CREDENTIALS = {
-    MEMBERSHIP_CLIENT_ID: 'client-id-value',
-    MEMBERSHIP_CLIENT_SECRET: 'client-secret-value',
-    MEMBERSHIP_CAMPAIGN_ID: '12345',
-    MEMBERSHIP_WEBHOOK_SECRET: 'webhook-secret-value',
-  };
+  const CREDENTIALS = Object.fromEntries(LIVE_ENV.map((line) => line.split('=') as [string, string]));
   const CREDENTIAL_SETS = {
     all: CREDENTIALS,
     none: {},
-    partial: { MEMBERSHIP_CLIENT_ID: CREDENTIALS.MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET: CREDENTIALS.MEMBERSHIP_CLIENT_SECRET },
+    partial: { MEMBERSHIP_CLIENT_ID: 'client-id-value', MEMBERSHIP_CLIENT_SECRET: 'client-secret-value' },
   };
   const ALL = 'MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET';
   const SETUP = 'README.md#setup-for-your-channel';
