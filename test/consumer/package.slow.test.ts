@@ -13,7 +13,7 @@ import {
   SupportersDocument,
   TiersWithSupportersDocument,
   TopSupporterDocument,
-} from '../../src/client/graphql.js';
+} from '@channel-graph/client/graphql';
 import { request } from '../http/harness.js';
 import { query, startGraphApp } from '../graphql/graph-harness.js';
 import { copyProject, type ProjectCopy } from '../support/project-copy.js';

@@ -91,7 +91,7 @@ describe('schema:check', () => {
     await edit(SDL, (sdl) => sdl.replace('  "Everything the patron has paid the campaign so far, in cents."\n  lifetimeCents: Int\n', ''));
     const check = await project.npmRun('schema:check');
     expect(check.output).toMatch(/^ {2}breaking +Patron\.lifetimeCents: Field 'lifetimeCents' was removed from object type 'Patron'/m);
-    expect(check.output).toMatch(/^ {2}src\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./m);
+    expect(check.output).toMatch(/^ {2}packages\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./m);
     // Each persisted document spreading the fragment, named by operation and id.
     for (const operation of ['Supporters', 'TopSupporter', 'PatronById', 'MemberById']) {
       expect(check.output).toMatch(new RegExp(`generated/client/persisted-documents\\.json \\[query ${operation}, sha256:[0-9a-f]{64}\\]:\\d+:\\d+ fragment SupporterFields: Cannot query field "lifetimeCents"`));

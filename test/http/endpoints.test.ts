@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelApiClient } from '../../src/client/channel-api.js';
-import type { SupportersResponse } from '../../src/client/channel-api.js';
+import { createChannelApiClient } from '@channel-graph/client/rest';
+import type { SupportersResponse } from '@channel-graph/client/rest';
 import type { MemberRecord } from '../../src/sandbox/index.js';
 import { request, startSandboxApp } from './harness.js';
 
@@ -204,7 +204,7 @@ describe('HTTP semantics', () => {
   });
 });
 
-describe('createChannelApiClient (channel-graph/channel-api)', () => {
+describe('createChannelApiClient (@channel-graph/client/rest)', () => {
   it('reads the endpoints with typed results and typed problem errors', async () => {
     const api = createChannelApiClient(url);
     const pledges = await api.GET('/membership/pledges', { params: { query: { sort: 'amount' } } });

@@ -3,9 +3,10 @@ import type { KyInstance } from 'ky';
 import { AccessToken, type GetTokenOptions } from './access-token.js';
 import { type AuthScheme, authenticateClient, type BasicAuthEncoding, type ClientCredentials, clientCredentials } from './client-auth.js';
 import { debugEnabled, type Logger, logRequest, logResponse } from './debug-log.js';
-import type { SigningOptions } from './jwt.js';
+import type { JwtClaims, JwtSigner, SigningOptions } from './jwt.js';
 import { isJsonContentType, jsonSyntaxError } from './parse.js';
 import { REDACTED, redactUrl } from './redact.js';
+import { OAuth2UsageError } from './errors.js';
 import { OAuth2Error, OAuth2ParseError, OAuth2RedirectError, OAuth2Response } from './response.js';
 import { isPlainObject } from './snaky-hash.js';
 import { AssertionStrategy } from './strategies/assertion.js';
@@ -28,6 +29,12 @@ export interface OAuth2ClientOptions {
   basicAuthEncoding?: BasicAuthEncoding;
   /** The key that signs the client assertion of `private_key_jwt`. */
   clientAssertionKey?: SigningOptions;
+  /**
+   * Signs the JWTs of the assertion grant and of `private_key_jwt`: `signJwt` of
+   * `@channel-graph/oauth2/assertion` (needs `jose`), or your own. No default, so that no other
+   * user installs a JWT library.
+   */
+  signJwt?: JwtSigner;
   connection?: ConnectionOptions;
   /** Receives debug output (`OAUTH_DEBUG=true`) and warnings. Default: the console. */
   logger?: Logger;
@@ -61,6 +68,7 @@ export class OAuth2Client {
   readonly #encoder: ParamsEncoder;
   readonly #debug: boolean;
   readonly #credentials: Readonly<ClientCredentials>;
+  readonly #signJwt: JwtSigner | undefined;
 
   constructor(id: string | null, secret: string | null, options: OAuth2ClientOptions = {}) {
     this.id = id;
@@ -81,7 +89,9 @@ export class OAuth2Client {
       authScheme: this.options.authScheme,
       basicAuthEncoding: this.options.basicAuthEncoding,
       clientAssertionKey: options.clientAssertionKey,
+      signJwt: (claims, signing) => this.signJwt(claims, signing),
     });
+    this.#signJwt = options.signJwt;
     this.logger = options.logger ?? console;
     this.#transport = createTransport(options.connection ?? {}, options.ky);
     this.#encoder = options.connection?.paramsEncoder ?? 'nested';
@@ -200,6 +210,14 @@ export class OAuth2Client {
     };
     await authenticateClient(this.#credentials, form, headers, this.resolveUrl(this.options.tokenUrl).toString());
     return { body: form as Params, headers };
+  }
+
+  /** Signs a JWT with the `signJwt` option (the assertion grant, `private_key_jwt`). */
+  signJwt(claims: JwtClaims, options: SigningOptions): Promise<string> {
+    if (this.#signJwt === undefined) {
+      return Promise.reject(new OAuth2UsageError("signing a JWT needs the signJwt option: signJwt of '@channel-graph/oauth2/assertion' (install jose), or your own"));
+    }
+    return this.#signJwt(claims, options);
   }
 
   /** Closes the client's connections. */

@@ -2,7 +2,7 @@
  * The wire shapes of the token endpoint, taken from the types `npm run codegen` emits from
  * openapi/oauth2.yaml, plus the library's own request vocabulary.
  */
-import type { components } from '../../generated/openapi/oauth2.js';
+import type { components } from '../../../generated/openapi/oauth2.js';
 import type { ParseMode } from './parse.js';
 import type { SnakyHash } from './snaky-hash.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTemporaryFiles } from '../../src/lib/atomic-file.js';
+import { removeTemporaryFiles } from '@channel-graph/oauth2/atomic-file';
 
 const WRITER = fileURLToPath(new URL('./support/atomic-writer.ts', import.meta.url));
 const KILLS = 15;

@@ -1,4 +1,5 @@
 import type { AccessToken, GetTokenOptions } from '../access-token.js';
+import type { JwtClaims, SigningOptions } from '../jwt.js';
 import type { Params, TokenParams } from '../types.js';
 
 /**
@@ -10,4 +11,6 @@ export interface GrantClient {
   authorizeUrl(params?: Params): string;
   redirectionParams(): { redirect_uri?: string };
   getToken(params: TokenParams, options?: GetTokenOptions): Promise<AccessToken>;
+  /** Signs a JWT with the client's `signJwt`; OAuth2UsageError when it has none. */
+  signJwt(claims: JwtClaims, options: SigningOptions): Promise<string>;
 }

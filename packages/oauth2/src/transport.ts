@@ -1,14 +1,17 @@
 import ky, { isTimeoutError, type KyInstance, type Options } from 'ky';
-import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from 'undici';
-import { withDeadline } from '../lib/deadline.js';
+import { withDeadline } from './deadline.js';
 import { OAuth2AbortError, OAuth2ConnectionError, OAuth2TimeoutError } from './errors.js';
 
-/** TLS material for every HTTPS request of a client (reference: Wire behaviour 7, mutual TLS). */
-export interface TlsOptions {
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  ca?: string | Buffer | Array<string | Buffer>;
-  rejectUnauthorized?: boolean;
+/**
+ * Where a client's requests go: a fetch and what closes its connections. The default is the global
+ * fetch (Node's shared pool, which `close()` leaves alone). `undiciPool()` of
+ * `@channel-graph/oauth2/undici` gives a client its own pool, with a TLS client certificate
+ * (mutual TLS), an HTTP proxy or a connect timeout, closed by `client.close()`.
+ */
+export interface ConnectionPool {
+  /** Called with the URL and plain parts (method, headers, body, redirect, signal), never a Request. */
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  close(): Promise<void>;
 }
 
 export interface ConnectionOptions {
@@ -17,15 +20,14 @@ export interface ConnectionOptions {
    * Default 30 000: every call has a deadline.
    */
   timeout?: number;
-  /** TCP + TLS connect timeout in milliseconds (reference: `request.open_timeout`). */
-  openTimeout?: number;
-  /** `http://host:port` of an HTTP proxy; HTTPS targets are tunnelled with CONNECT. */
-  proxy?: string;
   paramsEncoder?: 'nested' | 'flat';
-  tls?: TlsOptions;
   /** Largest response body read, in bytes; a larger one fails with OAuth2ConnectionError. Default 8 MiB. */
   maxResponseBytes?: number;
+  /** The connections the requests go through (see ConnectionPool). Default: the global fetch. */
+  pool?: ConnectionPool;
 }
+
+const GLOBAL_FETCH: ConnectionPool = { fetch: (url, init) => fetch(url, init), close: () => Promise.resolve() };
 
 /** One HTTP request as the client sends it. */
 export interface Exchange {
@@ -59,27 +61,23 @@ const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The key under which `exchange` hands its own abort signal to `fetchThrough`. ky passes options it
- * does not know to `fetch` as they are (ky `findUnknownOptions`), so the signal reaches undici
- * directly — not through ky's `AbortSignal.any` and the Request's internally followed signal.
+ * does not know to `fetch` as they are (ky `findUnknownOptions`), so the signal reaches the
+ * pool's fetch directly — not through ky's `AbortSignal.any` and the Request's internally followed signal.
  */
 const DEADLINE_SIGNAL = 'deadlineSignal';
 
 /**
- * The HTTP stack of one client: ky on undici's fetch with the client's own dispatcher, which carries
- * the TLS client certificate, proxy and connect timeout to every request — to `site` and to absolute
- * URLs alike. ky never retries, never throws on a status and never follows redirects: the client
- * applies its own redirect rules.
+ * The HTTP stack of one client: ky on the fetch of the client's pool, which carries its connection
+ * settings (a client certificate, a proxy …) to every request — to `site` and to absolute URLs
+ * alike. ky never retries, never throws on a status and never follows redirects: the client applies
+ * its own redirect rules.
  */
 export function createTransport(options: ConnectionOptions, customize?: (instance: KyInstance) => KyInstance): Transport {
-  const connect = { ...options.tls, ...(options.openTimeout === undefined ? {} : { timeout: options.openTimeout }) };
-  const dispatcher: Dispatcher =
-    options.proxy === undefined
-      ? new Agent({ connect })
-      : new ProxyAgent({ uri: options.proxy, requestTls: connect, ...(options.openTimeout === undefined ? {} : { connect: { timeout: options.openTimeout } }) });
+  const pool = options.pool ?? GLOBAL_FETCH;
   // ky's own timeout is off: it only covers the wait for the headers (ky utils/timeout.ts clears
   // its timer when fetch resolves), so a body that stalls would hang. `exchange` keeps the deadline.
   const base = ky.create({
-    fetch: fetchThrough(dispatcher),
+    fetch: fetchThrough(pool),
     throwHttpErrors: false,
     retry: 0,
     redirect: 'manual',
@@ -92,14 +90,14 @@ export function createTransport(options: ConnectionOptions, customize?: (instanc
   return {
     http,
     exchange: (request) => exchange(http, request, timeoutMs, maxBytes),
-    close: () => (closing ??= dispatcher.close()),
+    close: () => (closing ??= pool.close()),
   };
 }
 
 /**
- * One deadline over the whole exchange (src/lib/deadline.ts: a plain timer and AbortController, not
+ * One deadline over the whole exchange (deadline.ts: a plain timer and AbortController, not
  * `AbortSignal.timeout`/`AbortSignal.any`, whose timeout Node 20 can lose once the signal is
- * garbage-collected). Its signal goes straight to undici, and the call settles on time even if an
+ * garbage-collected). Its signal goes straight to the pool's fetch, and the call settles on time even if an
  * abort never reached the socket.
  */
 async function exchange(http: KyInstance, request: Exchange, timeoutMs: number, maxBytes: number): Promise<ExchangeResult> {
@@ -158,23 +156,22 @@ async function readBounded(response: Response, maxBytes: number, where: string):
 }
 
 /**
- * ky builds a global `Request`; undici's own `fetch` (needed for its dispatcher) takes the parts.
- * Bodies here are small forms and JSON documents, so they are read whole.
+ * ky builds a global `Request`; the pool's fetch takes the parts (undici's own fetch, which a pool
+ * with its own dispatcher needs, does not take a global Request). Bodies here are small forms and
+ * JSON documents, so they are read whole.
  */
-function fetchThrough(dispatcher: Dispatcher): typeof globalThis.fetch {
+function fetchThrough(pool: ConnectionPool): typeof globalThis.fetch {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
     const deadlineSignal = (init as { [DEADLINE_SIGNAL]?: AbortSignal } | undefined)?.[DEADLINE_SIGNAL];
     const body = request.body === null ? undefined : await request.arrayBuffer();
-    const response = await undiciFetch(request.url, {
+    return pool.fetch(request.url, {
       method: request.method,
       headers: [...request.headers],
-      body,
+      ...(body === undefined ? {} : { body }),
       redirect: request.redirect,
       signal: deadlineSignal ?? request.signal,
-      dispatcher,
     });
-    return response as unknown as Response;
   };
 }
 

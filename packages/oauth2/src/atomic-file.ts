@@ -1,7 +1,9 @@
 /**
- * Durable whole-file writes for state that cannot be recomputed (a rotated refresh token, the last
- * good snapshot): after a crash or a power cut at any moment, a reader finds either the previous
- * content or the new one, complete, never a torn file and never an empty one.
+ * `@channel-graph/oauth2/atomic-file`: durable whole-file writes for state that cannot be recomputed
+ * (a rotated refresh token, the last good snapshot): after a crash or a power cut at any moment, a
+ * reader finds either the previous content or the new one, complete, never a torn file and never an
+ * empty one. FileTokenStore writes with it; it is an entry of its own so that an application (the
+ * channel-graph service's snapshot store) keeps its other state the same way.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';

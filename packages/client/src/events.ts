@@ -1,5 +1,5 @@
 /**
- * A typed reader of GET /events (server-sent events) for downstream apps, over fetch (browsers and
+ * `@channel-graph/client/events`: a typed reader of GET /events (server-sent events) for downstream apps, over fetch (browsers and
  * Node alike):
  *
  *   for await (const event of streamChannelEvents('http://localhost:4000', { changes: ['joined'] })) {
@@ -9,7 +9,7 @@
  * It does not reconnect by itself: after the stream ends, call it again with `lastEventId` set to
  * the last `id` received, and the server replays what was missed (or sends `reset`).
  */
-import type { components } from '../../generated/openapi/channel-api.js';
+import type { components } from '../../../generated/openapi/channel-api.js';
 
 export type SupporterEvent = components['schemas']['SupporterEvent'];
 export type ResetEvent = components['schemas']['ResetEvent'];

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import { findLeftoverFiles, modifiedAt, readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '../lib/atomic-file.js';
+import { findLeftoverFiles, modifiedAt, readFileIfExists, removeTemporaryFiles, writeFileAtomic } from './atomic-file.js';
 import { isPlainObject } from './snaky-hash.js';
 import type { TokenHash } from './types.js';
 
@@ -84,7 +84,7 @@ export interface FileOperations {
 /**
  * Keeps the token in a JSON file readable by its owner only (mode 0600). A save writes a temporary
  * file in the same directory, flushes it, renames it over the file and flushes the directory
- * (src/lib/atomic-file.ts): a crash at any point leaves either the previous token or the new one,
+ * (atomic-file.ts): a crash at any point leaves either the previous token or the new one,
  * never a torn file. `recover()` completes a save a crash interrupted and removes the leftovers.
  */
 export class FileTokenStore implements TokenStore {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OAuth2UsageError } from './errors.js';
-import { type SigningOptions, signJwt } from './jwt.js';
+import type { JwtSigner, SigningOptions } from './jwt.js';
 import { formEncode } from './url.js';
 
 /** Client authentication at the token and revocation endpoints (reference: `auth_scheme`). */
@@ -24,6 +24,8 @@ export interface ClientCredentials {
   authScheme: AuthScheme;
   basicAuthEncoding: BasicAuthEncoding;
   clientAssertionKey: SigningOptions | undefined;
+  /** Signs the `private_key_jwt` assertion (see JwtSigner). */
+  signJwt: JwtSigner;
 }
 
 /** The credentials with their options checked once, up front: an unknown scheme must not silently send none. */
@@ -72,7 +74,7 @@ export async function authenticateClient(
     case 'private_key_jwt':
       form.client_id = id;
       form.client_assertion_type = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-      form.client_assertion = await clientAssertion(id, endpoint, credentials.clientAssertionKey);
+      form.client_assertion = await clientAssertion(id, endpoint, credentials.clientAssertionKey, credentials.signJwt);
       return;
   }
 }
@@ -87,7 +89,7 @@ export function basicCredentials(id: string, secret: string, encoding: BasicAuth
 }
 
 /** RFC 7523 §2.2 / §3, OpenID Connect Core §9: iss = sub = client_id, aud = token endpoint, unique jti. */
-async function clientAssertion(id: string, endpoint: string, key: SigningOptions | undefined): Promise<string> {
+async function clientAssertion(id: string, endpoint: string, key: SigningOptions | undefined, signJwt: JwtSigner): Promise<string> {
   if (key === undefined) throw new OAuth2UsageError('authScheme private_key_jwt needs the clientAssertionKey option');
   const now = Math.floor(Date.now() / 1000);
   return signJwt({ iss: id, sub: id, aud: endpoint, jti: randomUUID(), iat: now, exp: now + CLIENT_ASSERTION_LIFETIME }, key);

@@ -4,7 +4,7 @@
  * its own length, so a torn file cannot pass for a complete one. Prints `ready` once the first
  * version is on disk; the test then kills it with SIGKILL at a random moment.
  */
-import { writeFileAtomic } from '../../../src/lib/atomic-file.js';
+import { writeFileAtomic } from '@channel-graph/oauth2/atomic-file';
 
 const target = process.argv[2];
 if (target === undefined) throw new Error('usage: atomic-writer.ts <target>');

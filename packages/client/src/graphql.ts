@@ -1,14 +1,16 @@
 /**
- * `channel-graph/graphql`: the channel graph's typed operations (generated from
- * src/client/operations/*.graphql by the codegen client preset) and a small typed `request` helper.
+ * `@channel-graph/client/graphql`: the channel graph's typed operations (generated from
+ * packages/client/operations/*.graphql by the codegen client preset) and a small typed `request`
+ * helper, which sends a document by its persisted id: no graphql-js at run time unless the caller
+ * brings it (`print`, for documents sent as text).
  *
  *   const { supporters } = await request(url, SupportersDocument, { platform: 'VIDEO' });
  *   //      ^? Array<{ __typename: 'ChannelMember'; daysAtTier?: number | null; … } | { __typename: 'Patron'; … }>
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { Kind, print, type DocumentNode } from 'graphql';
+import type { DocumentNode } from 'graphql';
 
-export * from '../../generated/client/graphql.js';
+export * from '../../../generated/client/graphql.js';
 export type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
 /** One entry of a GraphQL response's `errors` (GraphQL spec §7.1.2). */
@@ -44,6 +46,13 @@ export interface RequestOptions {
    * with GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true.
    */
   persisted?: boolean;
+  /**
+   * Turns a document sent as text into that text: `print` of graphql. Needed only for a document
+   * sent with `persisted: false` that was not parsed from a source (generated documents carry no
+   * source; parsed ones send `loc.source.body`). Not imported here, so that sending by id costs
+   * no graphql-js in a bundle.
+   */
+  print?: (document: DocumentNode) => string;
   /** The fetch to use; default the global one. */
   fetch?: typeof fetch;
 }
@@ -57,9 +66,20 @@ type DocumentWithId = { __meta__?: { hash?: string } };
 
 function operationNameOf(document: DocumentNode): string | undefined {
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) return definition.name?.value;
+    // The string of Kind.OPERATION_DEFINITION: comparing with it needs no graphql-js at run time.
+    if ((definition.kind as string) === 'OperationDefinition' && 'operation' in definition) return definition.name?.value;
   }
   return undefined;
+}
+
+/** The text of a document sent as text: its parsed source, or what `print` makes of it. */
+function documentText(document: DocumentNode, print: RequestOptions['print']): string {
+  if (print !== undefined) return print(document);
+  const source = document.loc?.source.body;
+  if (source === undefined) {
+    throw new TypeError('this document has no source text to send: pass `print` (from graphql) in the options, or send it by id (persisted)');
+  }
+  return source;
 }
 
 function isResponseBody(value: unknown): value is { data?: unknown; errors?: GraphQLErrorPayload[] } {
@@ -81,7 +101,7 @@ export async function request<TData, TVariables>(
   const body =
     id !== undefined && options.persisted !== false
       ? { documentId: id, operationName, variables }
-      : { query: print(document), operationName, variables };
+      : { query: documentText(document, options.print), operationName, variables };
   const response = await (options.fetch ?? fetch)(url, {
     method: 'POST',
     headers: {
