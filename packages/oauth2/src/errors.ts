@@ -18,7 +18,7 @@ export class OAuth2NoTokenError extends OAuth2BaseError {
   override readonly name: string = 'OAuth2NoTokenError';
 }
 
-/** The request did not complete within `connection.timeout` / `connection.openTimeout`. */
+/** The request did not complete within `connection.timeout`, or the connect timeout of its pool (`undiciPool({ openTimeout })`). */
 export class OAuth2TimeoutError extends OAuth2BaseError {
   override readonly name: string = 'OAuth2TimeoutError';
 }
