@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -7,7 +8,20 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const SLOW = ['test/**/*.slow.test.ts', 'examples/**/*.slow.test.ts'];
 
+/**
+ * The workspace packages' entries as their TypeScript sources (tsconfig.json "paths" says the same
+ * for tsc and tsx): tests run the code under edit, without a package build.
+ */
+const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
+const alias = Object.entries(tsconfig.compilerOptions.paths).map(([find, [source]]) => ({
+  find: new RegExp(`^${find.replace(/[/.]/g, '\\$&')}$`),
+  replacement: new URL(source, import.meta.url).pathname,
+}));
+
 export default defineConfig({
+  resolve: { alias },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

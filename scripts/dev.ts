@@ -6,8 +6,8 @@
  *   diagnosed here: an SDL, operation or contract YAML error is printed as `file:line:column message`
  *   (the CLI's watch mode prints nothing).
  * - [schema] every save is classified against the last release, as `npm run schema:check` does.
- * - [types] `tsc --watch --noEmit --incremental` on the whole project: every regeneration is
- *   typechecked, and an error such as a resolver missing for a new field is printed.
+ * - [types] `tsc -b --watch` on the whole project (the packages, then the service): every
+ *   regeneration is typechecked, and an error such as a resolver missing for a new field is printed.
  * - [server] the server (`src/main.ts`, or `<entry>`) under `tsx watch`, with NODE_ENV=development
  *   unless NODE_ENV is set (original errors with stacks, field suggestions, GraphiQL at /graphql):
  *   restarted when its code changes and after every successful regeneration; a failed one leaves it
@@ -133,7 +133,7 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-log('codegen', 'watching schema/, examples/*/schema/, src/client/operations/ and openapi/ (codegen.ts)');
+log('codegen', 'watching schema/, examples/*/schema/, packages/client/operations/ and openapi/ (codegen.ts)');
 const codegen = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], process.env, true);
 codegen.on('message', (message: CodegenMessage) => {
   if (message.kind === 'triggered') scheduleDiagnosis();
@@ -144,7 +144,8 @@ scheduleDiagnosis();
 startChild(
   'types',
   process.execPath,
-  [bin('tsc'), '--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', join('node_modules', '.cache', 'channel-graph', 'dev.tsbuildinfo'), '-p', 'tsconfig.json'],
+  // Build mode over the project references: the packages first (their .d.ts, incrementally), then the rest.
+  [bin('tsc'), '-b', '--watch', '--preserveWatchOutput', '--pretty', 'false'],
 );
 // SDL and contracts are read at run time, but the server restarts on them only through the stamp:
 // after codegen accepted them, never on a save that does not build.

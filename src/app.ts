@@ -32,7 +32,7 @@ import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
-import { debugEnabled } from './oauth2/index.js';
+import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
 
@@ -146,7 +146,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
 
   // The OAuth2 client's `connection.timeout` is the deadline of the token endpoint and of the membership API.
-  // OAUTH_DEBUG=true: the client's debug lines (already redacted by src/oauth2/redact.ts) at debug level.
+  // OAUTH_DEBUG=true: the client's debug lines (already redacted by @channel-graph/oauth2) at debug level.
   const oauthLogger = logger.child({ component: 'oauth2' }, debugEnabled() ? { level: 'debug' } : {});
   const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs }, logger: oauthLogger });
   const keeper = createMembershipKeeper(membershipClient, upstream.membership, shared.tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });

@@ -1,7 +1,7 @@
 import type { StatsSnapshot, SupportersSnapshot } from '../channel/models.js';
 import { orderSupporters, type SupporterOrder } from '../channel/order.js';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
-import type { components, paths } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components, ChannelApiPaths as paths } from '@channel-graph/client/rest';
 
 /**
  * Maps domain snapshots onto the REST bodies of `openapi/channel-api.yaml`. The body types are taken

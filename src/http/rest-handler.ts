@@ -8,7 +8,7 @@ import {
 } from '../channel/membership.js';
 import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
 import { type Served, type SnapshotStore, type SourceSnapshots, UpstreamUnavailableError } from '../channel/snapshot-store.js';
-import type { components, paths } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components, ChannelApiPaths as paths } from '@channel-graph/client/rest';
 import { BodyIncompleteError, BodyTooLargeError, readRequestBody } from '../lib/body.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import { sendTaggedBody } from '../lib/etag.js';

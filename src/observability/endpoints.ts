@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { components } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
 import { problem, sendProblem } from '../lib/problem.js';
 import type { ChannelMetrics } from './metrics.js';
 import type { ReadinessProbe } from './readiness.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import type { TokenHash } from '../../src/oauth2/index.js';
+import type { TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { type RunningProvider, startProvider } from './support/oidc.js';
 

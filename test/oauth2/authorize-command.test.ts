@@ -8,7 +8,7 @@ import { createChannelApp } from '../../src/app.js';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/authorize.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
-import { OAuth2Client, type TokenHash } from '../../src/oauth2/index.js';
+import { OAuth2Client, type TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { approve, type AuthorizeRun, runAuthorize } from '../support/authorize-run.js';
 import { type RunningProvider, startProvider } from './support/oidc.js';
