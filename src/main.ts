@@ -6,6 +6,7 @@
 import { constants } from 'node:os';
 import { createChannelApp, type ChannelApp } from './app.js';
 import { ConfigError, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig, type ChannelConfig } from './config.js';
+import { joinDevLoop } from './lib/dev-loop.js';
 import { createLogger, prettyDestination } from './observability/logger.js';
 
 const EX_CONFIG = 78;
@@ -86,6 +87,16 @@ try {
 }
 logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`);
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+// Under `npm run dev`: its banner gets these URLs, and a regenerated SDL is swapped in without a restart.
+joinDevLoop({
+  urls: [
+    { name: 'GraphQL', url: `${app.url}/graphql` },
+    { name: 'REST', url: `${app.url}/membership/pledges` },
+    { name: 'overlay', url: `${app.url}/overlay` },
+    ...(app.sandbox === undefined ? [] : [{ name: 'sandbox', url: app.sandbox.url }]),
+  ],
+  reloadSchema: app.reloadSchema,
+});
 // Lines are written in batches (observability/logger.ts): the start-up lines go out now, not with the first batch.
 logger.flush();
 // A signal that came during the start closes the service now that it can be closed.
