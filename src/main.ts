@@ -87,18 +87,22 @@ try {
 }
 logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`);
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
-// Under `npm run dev`: its banner gets these URLs, and a regenerated SDL is swapped in without a restart.
-joinDevLoop({
-  urls: [
-    { name: 'GraphQL', url: `${app.url}/graphql` },
-    { name: 'REST', url: `${app.url}/membership/pledges` },
-    { name: 'overlay', url: `${app.url}/overlay` },
-    ...(app.sandbox === undefined ? [] : [{ name: 'sandbox', url: app.sandbox.url }]),
-  ],
-  reloadSchema: app.reloadSchema,
-});
+
 // Lines are written in batches (observability/logger.ts): the start-up lines go out now, not with the first batch.
-logger.flush();
+const started = app;
+logger.flush(() =>
+  // Under `npm run dev` (after the lines above: its banner follows them): the URLs for its banner,
+  // and a regenerated SDL is swapped in without a restart.
+  joinDevLoop({
+    urls: [
+      { name: 'GraphQL', url: `${started.url}/graphql` },
+      { name: 'REST', url: `${started.url}/membership/pledges` },
+      { name: 'overlay', url: `${started.url}/overlay` },
+      ...(started.sandbox === undefined ? [] : [{ name: 'sandbox', url: started.sandbox.url }]),
+    ],
+    reloadSchema: started.reloadSchema,
+  }),
+);
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);
 
