@@ -12,8 +12,8 @@
  * - A run that fails is reported to dev.ts, which says where (scripts/graphql-diagnostics.ts); the
  *   files of the last good run stay, and the next save runs again.
  *
- * Tells dev.ts over IPC: `triggered` when a run starts, then `regenerated` (the files written: the
- * CLI skips an output whose content did not change) or `failed`.
+ * Tells dev.ts over IPC: `up-to-date` (at start, nothing to generate), then after every run
+ * `regenerated` (the files written: the CLI skips an output whose content did not change) or `failed`.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
@@ -26,7 +26,6 @@ import { withoutStack } from './codegen-failure.js';
 
 export type CodegenMessage =
   | { kind: 'up-to-date' }
-  | { kind: 'triggered'; outputs: number }
   | { kind: 'regenerated'; written: string[]; ms: number }
   | { kind: 'failed'; message: string };
 
@@ -112,7 +111,6 @@ async function generateOutputs(paths: ReadonlySet<string>): Promise<void> {
   const { CodegenContext, generate } = await cli;
   const started = performance.now();
   const written: string[] = [];
-  tell({ kind: 'triggered', outputs: paths.size });
   const generates = Object.fromEntries(Object.entries(config.generates).filter(([path]) => paths.has(path)));
   try {
     await generate(

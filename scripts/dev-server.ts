@@ -2,7 +2,8 @@
  * The [server] part of `npm run dev`: the server (`src/main.ts` or another entry) in a child process
  * with an IPC channel, and what happens to it:
  * - an SDL regeneration: `reload-schema` (src/lib/dev-loop.ts): the running server swaps its schema,
- *   and keeps its snapshots, subscriptions and sandbox;
+ *   and keeps its snapshots, subscriptions and sandbox (an entry that does not join the dev loop is
+ *   restarted instead);
  * - a change to its code: a new server process from a standby (scripts/dev-standby.ts: runtime
  *   dependencies already loaded) imports the code as it is now; only once that worked is the running
  *   server stopped (SIGTERM: it closes as in production, snapshots saved) and the new one started, so
@@ -53,6 +54,8 @@ export function createDevServer(options: DevServerOptions): DevServer {
   let startedAt = 0;
   /** Server processes stopped on purpose (their exit is no news). */
   const retiring = new WeakSet<ChildProcess>();
+  /** Server processes that said they swap a regenerated SDL in (src/lib/dev-loop.ts); others are restarted. */
+  const reloadable = new WeakSet<ChildProcess>();
 
   /** `preload`: load the runtime dependencies while waiting (a standby); the first start needs only its own. */
   function spawnServerProcess(preload = true): ServerProcess {
@@ -65,7 +68,10 @@ export function createDevServer(options: DevServerOptions): DevServer {
       if (message.kind === 'standing-by' || message.kind === 'imported') {
         reached.add(message.kind);
         waiting.get(message.kind)?.(true);
-      } else onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
+        return;
+      }
+      if (message.kind === 'listening' && message.reloadsSchema) reloadable.add(child);
+      onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
     });
     child.once('exit', (code, signal) => {
       for (const reach of waiting.values()) reach(false);
@@ -127,7 +133,9 @@ export function createDevServer(options: DevServerOptions): DevServer {
   return {
     restart,
     reloadSchema() {
-      if (running !== undefined && !hasExited(running.child)) send(running, { kind: 'reload-schema' });
+      if (running === undefined || hasExited(running.child)) return;
+      if (reloadable.has(running.child)) send(running, { kind: 'reload-schema' });
+      else restart('SDL regenerated, and the server does not swap schemas');
     },
     async stop(graceMs) {
       stopping = true;

@@ -12,7 +12,7 @@ export interface DevLoopRequest {
 
 /** What the server tells dev.ts. */
 export type DevServerReport =
-  | { kind: 'listening'; urls: ReadonlyArray<{ name: string; url: string }> }
+  | { kind: 'listening'; urls: ReadonlyArray<{ name: string; url: string }>; reloadsSchema: boolean }
   | { kind: 'schema'; outcome: 'swapped' | 'unchanged'; ms: number }
   | { kind: 'schema'; outcome: 'kept'; error: string };
 
@@ -34,8 +34,8 @@ function tell(report: DevServerReport): void {
 /** Reports the server's URLs to dev.ts and answers its schema reloads; does nothing without dev.ts. */
 export function joinDevLoop(server: DevLoopServer): void {
   if (process.send === undefined) return;
-  tell({ kind: 'listening', urls: server.urls });
   const { reloadSchema } = server;
+  tell({ kind: 'listening', urls: server.urls, reloadsSchema: reloadSchema !== undefined });
   if (reloadSchema === undefined) return;
   process.on('message', (message: unknown) => {
     if (!isReloadRequest(message)) return;
