@@ -4,8 +4,8 @@
  * codegen.ts, run again for the outputs a save touches.
  * - At start, when generated/ is what the last run here wrote from the same inputs (the same SDL,
  *   operations, contracts, codegen.ts and package-lock.json: `.dev-loop/codegen-fingerprint.json`),
- *   nothing is generated; otherwise every output is. The CLI is loaded either way, so that the
- *   first save finds it warm.
+ *   nothing is generated; otherwise every output is. The CLI and its plugins are loaded either way
+ *   (after the check), so that the first save finds them warm.
  * - Saves (fs.watch on the directories of codegen.ts's patterns) that come within `SETTLE_MS` of each
  *   other, or while a run is under way, make one run, of the outputs whose inputs changed.
  * - An output deleted (generated/ itself included) is generated again.
@@ -19,10 +19,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import type * as CodegenCli from '@graphql-codegen/cli';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { glob } from 'tinyglobby';
 import config from '../codegen.js';
-import { withoutStack } from './codegen-failure.js';
 
 export type CodegenMessage =
   | { kind: 'up-to-date' }
@@ -104,11 +104,22 @@ async function saveFingerprint(): Promise<void> {
   await writeFile(FINGERPRINT_FILE, JSON.stringify(await fingerprint()));
 }
 
-const cli = import('@graphql-codegen/cli');
+/** Loaded once the start-up check is done (it needs none of it), and warmed up then. */
+let cli: Promise<typeof CodegenCli> | undefined;
+const loadCli = (): Promise<typeof CodegenCli> => (cli ??= import('@graphql-codegen/cli'));
+
+/**
+ * Loads the CLI and the plugins of every output (the CLI imports a plugin on its first use) by
+ * generating everything in memory, writing nothing: the first save then runs as fast as any.
+ */
+async function warmUp(): Promise<void> {
+  const { CodegenContext, generate } = await loadCli();
+  await generate(new CodegenContext({ config: { ...config, hooks: {} }, filepath: resolve('codegen.ts') }), false).catch(() => undefined);
+}
 
 /** Runs `generate` for these outputs; the files it wrote, or the reason it failed. */
 async function generateOutputs(paths: ReadonlySet<string>): Promise<void> {
-  const { CodegenContext, generate } = await cli;
+  const { CodegenContext, generate } = await loadCli();
   const started = performance.now();
   const written: string[] = [];
   const generates = Object.fromEntries(Object.entries(config.generates).filter(([path]) => paths.has(path)));
@@ -122,6 +133,7 @@ async function generateOutputs(paths: ReadonlySet<string>): Promise<void> {
       true,
     );
   } catch (error) {
+    const { withoutStack } = await import('./codegen-failure.js');
     tell({ kind: 'failed', message: withoutStack(error instanceof Error ? error.message : String(error)) });
     return;
   }
@@ -207,7 +219,7 @@ watchOutputs();
 const [now, saved] = await Promise.all([fingerprint(), savedFingerprint()]);
 if (saved !== undefined && saved.inputs === now.inputs && saved.outputs === now.outputs && outputs.every(({ path }) => existsSync(path))) {
   tell({ kind: 'up-to-date' });
-  await cli;
+  await warmUp();
 } else {
   schedule(outputs.map(({ path }) => path));
 }

@@ -19,23 +19,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { glob } from 'tinyglobby';
-import { parseDocument } from 'yaml';
-import config from '../codegen.js';
 import type { DevServerReport } from '../src/lib/dev-loop.js';
-import { projectsOf } from './codegen-failure.js';
 import type { CodegenMessage } from './dev-codegen.js';
+import type * as DevDiagnosis from './dev-diagnosis.js';
 import { acquireDevLock } from './dev-lock.js';
 import { createDevServer } from './dev-server.js';
-import { diagnoseProjects, formatDiagnostic } from './graphql-diagnostics.js';
 import { missingResolverHint } from './missing-resolvers.js';
-import { checkSchema, releasedBaseline } from './schema-changes.js';
-import { formatSchemaReport } from './schema-report.js';
 
 const startedAt = performance.now();
 const entry = process.argv[2] ?? 'src/main.ts';
@@ -98,46 +91,22 @@ function startChild(label: string, command: string, args: string[], options: { i
   return child;
 }
 
-/** YAML errors of the OpenAPI contracts, as `file:line:column message` (openapi-typescript's would not say where). */
-async function contractProblems(): Promise<string[]> {
-  const problems: string[] = [];
-  for (const file of (await glob(['openapi/*.yaml'])).sort()) {
-    for (const error of parseDocument(await readFile(file, 'utf8')).errors) {
-      const [start] = error.linePos ?? [];
-      problems.push(`${file}:${start?.line ?? 1}:${start?.col ?? 1} ${error.message.split('\n')[0] ?? ''}`);
-    }
-  }
-  return problems;
-}
-
-/** Why a run failed, with file and line where the inputs say; the CLI's message when they do not. */
-async function reportFailure(cliMessage: string): Promise<void> {
-  const problems = [...(await diagnoseProjects(projectsOf(config))).map(formatDiagnostic), ...(await contractProblems())];
-  log('codegen', 'cannot regenerate; the server keeps the last good schema:');
-  for (const problem of problems.length > 0 ? problems : cliMessage.split('\n')) log('codegen', `  ${problem}`);
-}
-
-async function classifySchema(): Promise<void> {
-  try {
-    for (const line of formatSchemaReport(await checkSchema(await releasedBaseline()))) log('schema', line);
-  } catch (error) {
-    log('schema', `not classified: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
+/** What says where a failure is and classifies the schema: loaded on the first report (the start does not wait for it). */
+const diagnosis = (): Promise<typeof DevDiagnosis> => import('./dev-diagnosis.js');
 
 /** Reports of the codegen child, one at a time (a report may print several lines after awaiting). */
 let reports: Promise<void> = Promise.resolve();
 function onCodegenMessage(message: CodegenMessage): void {
   reports = reports.then(async () => {
     if (message.kind === 'up-to-date') log('codegen', 'generated/ is up to date (same inputs as its last run here)');
-    else if (message.kind === 'failed') await reportFailure(message.message);
+    else if (message.kind === 'failed') for (const line of await (await diagnosis()).failureLines(message.message)) log('codegen', line);
     else if (message.kind === 'regenerated') {
       log('codegen', message.written.length === 0 ? `regenerated in ${message.ms} ms, no file changed` : `regenerated in ${message.ms} ms: ${message.written.join(', ')}`);
       // The server imports the trusted documents' manifest (JSON): a new one needs a new server.
       const imported = message.written.filter((file) => file.endsWith('.json'));
       if (imported.length > 0) server.restart(`${imported.join(', ')} regenerated`);
       else server.reloadSchema();
-      await classifySchema();
+      for (const line of await (await diagnosis()).classification()) log('schema', line);
     }
   });
 }
