@@ -63,7 +63,9 @@ if (!lock.acquired) {
 const releaseLock = lock.release;
 
 /** pino's JSON lines, as pino-pretty prints them, when a person is watching this terminal. */
-const pretty = process.stdout.isTTY ? (await import('pino-pretty')).prettyFactory({ colorize: !process.env.NO_COLOR, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined;
+const pretty = process.stdout.isTTY
+  ? (await import('pino-pretty')).prettyFactory({ colorize: !process.env.NO_COLOR, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
+  : undefined;
 function printServerLine(line: string): void {
   if (pretty !== undefined && line.startsWith('{')) {
     try {
