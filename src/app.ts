@@ -72,6 +72,11 @@ export interface ChannelApp {
   close(): Promise<void>;
   /** Prometheus text of the app's metrics (what GET /metrics answers). */
   metrics(): Promise<string>;
+  /**
+   * Development mode only: serves the SDL under schema/ as it is now, without a restart (the store,
+   * the sandbox and open subscriptions stay); throws, and the served schema stays, when it does not build.
+   */
+  reloadSchema?: () => 'swapped' | 'unchanged';
 }
 
 /** `close()` did not finish within the shutdown timeout. */
@@ -183,6 +188,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     settings: config.graph,
     ...(options.graphLimits === false && { limits: false }),
     ...(options.graphPreparedOperations === false && { preparedOperations: false }),
+    reloadableSchema: config.graph.development,
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => {
@@ -251,6 +257,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
+    ...(graph.reloadSchema !== undefined && { reloadSchema: graph.reloadSchema }),
     close() {
       // Load balancers stop sending traffic as soon as /readyz says so, while requests in flight finish.
       readiness.stop();

@@ -8,6 +8,7 @@
 import { constants } from 'node:os';
 import { createChannelApp, type ChannelApp } from './app.js';
 import { ConfigError, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig, type ChannelConfig } from './config.js';
+import { joinDevLoop } from './lib/dev-loop.js';
 import { createLogger, prettyDestination } from './observability/logger.js';
 
 const EX_CONFIG = 78;
@@ -97,8 +98,22 @@ logger.info(
   `channel api listening on ${app.url} in ${mode} mode (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`,
 );
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+
 // Lines are written in batches (observability/logger.ts): the start-up lines go out now, not with the first batch.
-logger.flush();
+const started = app;
+logger.flush(() =>
+  // Under `npm run dev` (after the lines above: its banner follows them): the URLs for its banner,
+  // and a regenerated SDL is swapped in without a restart.
+  joinDevLoop({
+    urls: [
+      { name: 'GraphQL', url: `${started.url}/graphql` },
+      { name: 'REST', url: `${started.url}/membership/pledges` },
+      { name: 'overlay', url: `${started.url}/overlay` },
+      ...(started.sandbox === undefined ? [] : [{ name: 'sandbox', url: started.sandbox.url }]),
+    ],
+    reloadSchema: started.reloadSchema,
+  }),
+);
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);
 

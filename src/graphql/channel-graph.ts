@@ -22,12 +22,13 @@ import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
-import { createGraphServer } from './server.js';
+import { createGraphServer, type ReloadSchema } from './server.js';
 import { CODEGEN_PERSISTED_DOCUMENTS, useTrustedDocuments, type PersistedDocuments } from './trusted-documents.js';
 
 export { DEFAULT_GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graph-settings.js';
 export { PERSISTED_DOCUMENTS_PATH } from './trusted-documents.js';
 export { UPSTREAM_UNAVAILABLE } from './upstream-error.js';
+export type { ReloadSchema } from './server.js';
 
 /** schema/ at the package root: two levels up from src/graphql/, three from dist/src/graphql/. */
 const SCHEMA_DIR = [new URL('../../schema', import.meta.url), new URL('../../../schema', import.meta.url)]
@@ -85,6 +86,11 @@ export interface ChannelGraphOptions {
    * it is worth (bench/graph).
    */
   preparedOperations?: boolean;
+  /**
+   * Development only (default false): the handler gets `reloadSchema()`, which serves the SDL under
+   * schema/ as it is now without a restart (server.ts `onReloadSchema`). Off, nothing of it is built.
+   */
+  reloadableSchema?: boolean;
 }
 
 /** Where the graph is served. */
@@ -131,6 +137,8 @@ interface GraphWithExecution {
   execution: Execution | undefined;
   documentOf: (text: string) => DocumentNode | undefined;
   context: () => ChannelGraphContext;
+  /** With `reloadableSchema`: serves the SDL as it is now (server.ts). */
+  reloadSchema: ReloadSchema | undefined;
 }
 
 function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecution {
@@ -161,6 +169,7 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
   const documentCache = createDocumentCache();
   const context = (): ChannelGraphContext => createChannelGraphContext(store, indexes);
   let execution: Execution | undefined;
+  let reloadSchema: ReloadSchema | undefined;
   const graph = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
     resolvers: createChannelResolvers(indexes, events),
@@ -178,13 +187,18 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     maskedErrors: settings.maskErrors,
     // A field added to the SDL without a resolver: production refuses to start, development warns.
     missingResolvers: settings.development ? 'warn' : 'error',
+    ...(options.reloadableSchema === true && {
+      onReloadSchema: (made: ReloadSchema) => {
+        reloadSchema = made;
+      },
+    }),
     extraParamNames: ['documentId'],
     graphiql: graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     ...(graphiql && { renderGraphiQL: graphiql.render }),
     landingPage: false,
     ...(options.logger && { logging: options.logger }),
   });
-  return { graph, execution, documentOf: documentCache.documentOf, context };
+  return { graph, execution, documentOf: documentCache.documentOf, context, reloadSchema };
 }
 
 /** What the app mounts at /graphql: the graph, behind the response cache when it is on. */
@@ -196,6 +210,12 @@ export interface ChannelGraphHandler {
    * a document of the maximum size (and one over it is answered 414 with a GraphQL error).
    */
   maxHeaderBytes: number;
+  /**
+   * With `reloadableSchema` (development): serves the SDL as it is now, keeping the process, the
+   * store and open subscriptions; the cached answers of the old schema are dropped. Throws, and the
+   * served schema stays, when the SDL does not build (or a resolver names a field it lacks).
+   */
+  reloadSchema?: ReloadSchema;
   dispose(): Promise<void>;
 }
 
@@ -215,7 +235,7 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
   const prepare = (options.preparedOperations ?? true) && settings.jit && (options.plugins ?? []).length === 0;
   const yogaAnswers = cache === undefined && prepare ? createYogaAnswers() : undefined;
   const answersPlugin = cache?.plugin ?? yogaAnswers?.plugin;
-  const { graph, execution, documentOf, context } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
+  const { graph, execution, documentOf, context, reloadSchema } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
   const passThrough = (request: IncomingMessage, response: ServerResponse): void => void graph.requestListener(request, response);
   const onError = (error: unknown): void => graph.logger.error(error);
   // Requests made with yoga's own fetch classes: its parser reads their string body without a web stream.
@@ -240,6 +260,13 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
     graph,
     requestListener: withValidHost(requestListener),
     maxHeaderBytes,
+    ...(reloadSchema !== undefined && {
+      reloadSchema: () => {
+        const result = reloadSchema();
+        if (result === 'swapped') cache?.clear();
+        return result;
+      },
+    }),
     async dispose() {
       cache?.close();
       await graph.dispose();

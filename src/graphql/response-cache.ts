@@ -101,10 +101,11 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
   const admitted = createSecondOccurrenceGate(SEEN_KEYS_PER_ENTRY * maxEntries);
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
-  const unsubscribe = store.onChange(() => {
+  const clear = (): void => {
     generation += 1;
     entries.clear();
-  });
+  };
+  const unsubscribe = store.onChange(clear);
   const yogaAnswers = createYogaAnswers();
 
   function entryOf(answer: GraphAnswer): Entry {
@@ -149,6 +150,8 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     listenerFor,
     /** listenerFor(answerer(handle), …): a cache straight in front of the GraphQL server. */
     listener: (handle: FetchHandler, passThrough: NodeListener, onError: (error: unknown) => void): NodeListener => listenerFor(yogaAnswers.answerWith(handle), passThrough, onError),
+    /** Forgets every answer: the schema that made them was replaced (development). */
+    clear,
     close: unsubscribe,
   };
 }

@@ -99,6 +99,9 @@ describe('schema:check', () => {
     for (const operation of ['Supporters', 'TopSupporter', 'PatronById', 'MemberById']) {
       expect(check.output).toMatch(new RegExp(`generated/client/persisted-documents\\.json \\[query ${operation}, sha256:[0-9a-f]{64}\\]:\\d+:\\d+ fragment SupporterFields: Cannot query field "lifetimeCents"`));
     }
+    // The closing hint says to fix them, not only how to accept the breaking change.
+    expect(check.output).toMatch(/^6 operation\(s\) above no longer valid: fix each at its file:line:column/m); // as many as are listed
+    expect(check.output).toContain('1 breaking change(s) not accepted');
     expect(check.exitCode).toBe(1);
   }, 60_000);
 

@@ -86,4 +86,12 @@ describe('response cache bounds', () => {
     for (let attempt = 0; attempt < 3; attempt += 1) await ask(7, pad);
     expect(runs.get(7)).toBe(3);
   });
+
+  it('forgets every answer on clear() (a development server swapped its schema)', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) await ask(3);
+    expect(runs.get(3)).toBe(2);
+    cache.clear();
+    await ask(3);
+    expect(runs.get(3)).toBe(3);
+  });
 });
