@@ -8,18 +8,18 @@
  * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
  * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
  *   (scripts/dev-server.ts): a regenerated SDL is swapped into the running server; a change to its
- *   code (src/, packages/, examples/) starts a new server, which replaces the running one only if
- *   the code loads.
- * - [types] the native TypeScript compiler (`tsgo --build --watch`, @typescript/native-preview;
- *   `tsc -b --watch` where it is not installed) over the project references (the packages, then the
- *   rest), at a lower CPU priority than the server: a resolver missing for a new field is named as `Type.field` with the file to add it to.
- *   `npm run typecheck` (tsc) stays the authority, as in CI.
+ *   code (src/, each package's src/, examples/) starts a new server, which replaces the running one
+ *   only if the code loads.
+ * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
+ *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), at a lower
+ *   CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
+ *   the file to add it to. `npm run typecheck` (tsc -b) stays the authority, as in CI.
  * Server log lines (pino's JSON) are printed by pino-pretty when this terminal is one. Only one
  * `npm run dev` runs per working tree (scripts/dev-lock.ts). Ctrl-C (SIGINT) or SIGTERM stops every
  * child and exits 0 once they are all gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -40,7 +40,9 @@ const stopGraceMs = 5_000;
 /** A save touches a few files within milliseconds (write, rename): one server restart per burst. */
 const codeSettleMs = 40;
 /** The directories whose code the server runs (a change there restarts it). */
-const CODE_DIRS = ['src', 'packages', 'examples', dirname(entry)]
+// A package's sources, not the package: the type checker writes its declarations under packages/*/dist.
+const PACKAGE_SOURCES = readdirSync('packages', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join('packages', entry.name, 'src'));
+const CODE_DIRS = ['src', ...PACKAGE_SOURCES, 'examples', dirname(entry)]
   .map((dir) => relative('.', dir) || '.')
   .filter((dir, index, dirs) => existsSync(dir) && !dirs.some((other, at) => at < index && (dir === other || dir.startsWith(`${other}/`))));
 const CODE_FILE = /\.(?:[cm]?[jt]s|json)$/;
@@ -140,7 +142,7 @@ function nativeCompiler(): string | undefined {
 }
 
 function startTypes(): void {
-  const watchArgs = ['--build', '--watch', '--preserveWatchOutput', '--pretty', 'false'];
+  const watchArgs = ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'];
   const native = nativeCompiler();
   const [command, args] = native !== undefined ? [native, watchArgs] : [process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), ...watchArgs]];
   const child = startChild('types', command, args, {

@@ -208,7 +208,7 @@ async function compareCheckers(dir: string): Promise<{ tsc: string[]; tsgo: stri
     const { stdout } = await promisify(execFile)(command, args, { cwd: dir, maxBuffer: 16 * 2 ** 20 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
     return { text: stdout, ms: Math.round(performance.now() - started) };
   };
-  const args = ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json'];
+  const args = ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.dev.json'];
   const tsc = await run(join(dir, 'node_modules', '.bin', 'tsc'), args);
   const tsgo = await run(join(dir, 'node_modules', '.bin', 'tsgo'), args);
   const [a, b] = [diagnosticsOf(tsc.text), diagnosticsOf(tsgo.text)];
