@@ -5,13 +5,13 @@
  * The rules: each listed coding carries a weight (`;q=`, default 1; RFC 9110 §12.4.2); a weight of 0
  * refuses it; `*` weighs every coding the field does not list; unknown codings (deflate, compress…)
  * are ignored; `x-gzip` is `gzip` (§8.4.1.3). Among the acceptable codings the heaviest wins, the
- * server's order (CONTENT_CODINGS) breaking ties, unless `identity` is listed and weighs more. No
+ * server's order of preference breaking ties, unless `identity` is listed and weighs more. No
  * field, an empty one, or one that breaks the grammar (a weight above 1, a parameter other than q,
  * a stray character): identity. A client's mistake here never costs it an error answer, only the
  * compression.
  */
 
-/** The content codings this service may apply, in its order of preference when weights tie: smallest output first. */
+/** The content codings this service may apply (compression.ts orders them by preference). */
 export const CONTENT_CODINGS = ['br', 'zstd', 'gzip'] as const;
 
 export type ContentCoding = (typeof CONTENT_CODINGS)[number];

@@ -110,7 +110,7 @@ const codingName = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
 );
 /** Thousandths, written with 0 to 3 decimals where the value allows. */
-const qvalue = fc.integer({ min: 0, max: 1000 }).chain((thousandths) => {
+const qvalue = fc.integer({ min: 0, max: 1000 }).chain((thousandths): fc.Arbitrary<{ q: number; text: string }> => {
   if (thousandths === 1000) return fc.constantFrom('1', '1.', '1.0', '1.000').map((text) => ({ q: 1, text }));
   if (thousandths === 0) return fc.constantFrom('0', '0.', '0.0', '0.000').map((text) => ({ q: 0, text }));
   const decimals = String(thousandths).padStart(3, '0').replace(/0+$/, '');
