@@ -22,6 +22,7 @@ import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
+import { createCompression, type ContentCoding, type CompressionEffort } from './lib/compression.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
@@ -179,8 +180,14 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const observed = options.observeRequests ?? true;
   // Each result's series appears with its first lookup (as prom-client's would).
   const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
+  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, CounterCell>> = {};
+  // COMPRESSION=false: every answer in identity (a proxy in front compresses).
+  const compression = createCompression({
+    enabled: config.compression ?? true,
+    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.cell({ coding, effort })).inc(),
+  });
   const rest = createRestHandler({
-    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
+    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
   const graph = createChannelGraphHandler({
     store,
@@ -189,6 +196,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     ...(options.graphLimits === false && { limits: false }),
     ...(options.graphPreparedOperations === false && { preparedOperations: false }),
     reloadableSchema: config.graph.development,
+    compression,
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => {
@@ -202,8 +210,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // Subscriptions over SSE (and multipart) on /graphql: bounded like GET /events and the WebSockets.
   const graphStreams = createGraphStreamLimit(eventSettings.maxStreams);
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
-  const operations = createOperationsEndpoints({ mode, metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
-  const overlay = createOverlayHandler();
+  const operations = createOperationsEndpoints({ mode, metrics, readiness, compression, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
+  const overlay = createOverlayHandler({ compression });
   const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';

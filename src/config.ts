@@ -88,6 +88,8 @@ export interface ChannelConfig {
   events?: Partial<EventsSettings>;
   /** REDIS_URL and REDIS_PREFIX: shared state for several replicas. Unset: files under `dataDir`, one process. */
   redis?: RedisSettings;
+  /** COMPRESSION: answers compressed as Accept-Encoding asks (br, gzip, zstd where node has it). Default true. */
+  compression?: boolean;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -166,6 +168,11 @@ export const CHANNEL_SETTINGS = {
   httpHeadersTimeoutMs: milliseconds({ name: 'HTTP_HEADERS_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, description: 'Until a request\'s headers are complete.' }),
   httpRequestTimeoutMs: milliseconds({ name: 'HTTP_REQUEST_TIMEOUT_MS', min: 1, max: 3_600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, description: 'Until the whole request is received.' }),
   httpKeepAliveTimeoutMs: milliseconds({ name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, description: 'An idle keep-alive connection is closed after this.' }),
+  compression: boolean({
+    name: 'COMPRESSION',
+    default: true,
+    description: 'Answers of 1 KiB or more compressed as Accept-Encoding asks (br, gzip; zstd on node 22.15+); `false` behind a proxy that compresses.',
+  }),
   logLevel: oneOf({ name: 'LOG_LEVEL', values: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, description: 'Least severe level logged (JSON lines on stdout).' }),
   metricsToken: text({ name: 'METRICS_TOKEN', secret: true, description: 'When set, GET /metrics needs `Authorization: Bearer <token>`.' }),
   eventsLogSize: integer({
@@ -435,5 +442,6 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     ...(settings.metricsToken === undefined || settings.metricsToken === '' ? {} : { metricsToken: settings.metricsToken }),
     events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
     ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
+    compression: settings.compression,
   };
 }

@@ -307,3 +307,12 @@ describe('unknown variables with our prefixes', () => {
     expect(written).toEqual(['configuration warning: environment: GRAPHQL_JITT is not a known setting and is ignored (did you mean GRAPHQL_JIT?)\n']);
   });
 });
+
+describe('COMPRESSION', () => {
+  it('is on by default; false (or 0) turns it off; anything else is refused', () => {
+    expect(loadConfig({ cwd, env: {} }).compression).toBe(true);
+    expect(loadConfig({ cwd, env: { COMPRESSION: 'false' } }).compression).toBe(false);
+    expect(loadConfig({ cwd, env: { COMPRESSION: '0' } }).compression).toBe(false);
+    expect(configError({ COMPRESSION: 'gzip' }).message).toBe('environment: COMPRESSION: expected true or false, got "gzip"');
+  });
+});

@@ -399,7 +399,7 @@ export type components = {
     headers: {
         /** @description The methods the path supports (RFC 9110 §10.2.1). */
         Allow: string;
-        /** @description Strong validator of the body (RFC 9110 §8.8.3); send it back in If-None-Match. */
+        /** @description Strong validator of the representation (RFC 9110 §8.8.3); send it back in If-None-Match. A compressed body (Content-Encoding) has its own, the identity tag with `-<coding>` inside the quotes; If-None-Match naming the current body in any coding is answered 304. */
         ETag: string;
         /** @description Seconds after which the upstream is tried again (RFC 9110 §10.2.3). */
         RetryAfter: number;

@@ -14,6 +14,8 @@ import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createDocumentCache } from './document-cache.js';
 import { acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, withReadBody, writeAnswer, type AnswerRequest } from './graph-answers.js';
+import { useCompressedAnswers } from './compressed-answers.js';
+import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import type { Execution } from './jit.js';
 import { createPreparedOperations } from './prepared-operations.js';
 import { requestBodyLimitFor, requestHeadLimitFor } from './document-limit.js';
@@ -91,6 +93,11 @@ export interface ChannelGraphOptions {
    * schema/ as it is now without a restart (server.ts `onReloadSchema`). Off, nothing of it is built.
    */
   reloadableSchema?: boolean;
+  /**
+   * How answers are compressed (src/lib/compression.ts): yoga's own answers, the prepared ones, the
+   * response cache's (each kept answer once per coding) and GraphiQL's files. Default never.
+   */
+  compression?: Compression;
 }
 
 /** Where the graph is served. */
@@ -147,7 +154,8 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
   // The graph's own log (when none is given) is closed with the graph.
   const ownEvents = options.events === undefined ? new ChannelEventLog({ store }) : undefined;
   const events: ChannelEvents = options.events ?? (ownEvents as ChannelEventLog);
-  const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT) : undefined;
+  const compression = options.compression ?? NO_COMPRESSION;
+  const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT, { codings: compression.codings }) : undefined;
   const plugins: GraphPlugin[] = [
     ...(options.limits === false ? [] : useLimits(settings)),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
@@ -163,6 +171,8 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
       },
     },
     ...(options.plugins ?? []),
+    // Last: it compresses what every other plugin has answered.
+    ...(compression.codings.length > 0 ? [useCompressedAnswers(compression)] : []),
   ].map(withAnyContext);
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
@@ -226,10 +236,11 @@ export interface ChannelGraphHandler {
  */
 export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
   const { settings, store } = options;
+  const compression = options.compression ?? NO_COMPRESSION;
   const maxHeaderBytes = requestHeadLimitFor(settings.maxDocumentBytes);
   const maxRequestBytes = requestBodyLimitFor(settings.maxDocumentBytes);
   const cache = settings.responseCache
-    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
+    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, compression, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
     : undefined;
   // Per-request plugins given by the caller (a tracer's spans) would be skipped by a prepared answer.
   const prepare = (options.preparedOperations ?? true) && settings.jit && (options.plugins ?? []).length === 0;
@@ -251,8 +262,8 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
     const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
     const answerAndWrite = (request: IncomingMessage, response: ServerResponse, body: Buffer): void | Promise<void> => {
       const answered = answer(request, body);
-      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(response, settled));
-      writeAnswer(response, answered);
+      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(request, response, settled, compression));
+      writeAnswer(request, response, answered, compression);
     };
     requestListener = withReadBody(preparable, maxRequestBytes, answerAndWrite, passThrough, onError);
   }

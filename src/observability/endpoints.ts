@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
+import { NO_COMPRESSION, writeNegotiated, type Compression } from '../lib/compression.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import type { ChannelMetrics } from './metrics.js';
 import type { ReadinessProbe } from './readiness.js';
@@ -19,6 +20,8 @@ export interface OperationsEndpointsOptions {
   readiness: ReadinessProbe;
   /** METRICS_TOKEN; without it /metrics is open (bind it to a private interface or network then). */
   metricsToken?: string;
+  /** How /metrics is compressed (the exposition is tens of KB); default never. /readyz's few bytes never are. */
+  compression?: Compression;
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -31,7 +34,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** A request listener for OPERATIONS_PATHS that returns false (and does nothing) for any other path. */
 export function createOperationsEndpoints(options: OperationsEndpointsOptions): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const { mode, metrics, readiness } = options;
+  const { mode, metrics, readiness, compression = NO_COMPRESSION } = options;
+  const metricsHeaders = ['content-type', metrics.registry.contentType, 'cache-control', 'no-store'];
   // Compared as SHA-256 digests in constant time: neither the token nor its length leaks through timing.
   const expected = options.metricsToken === undefined ? undefined : digest(`Bearer ${options.metricsToken}`);
   const authorized = (request: IncomingMessage): boolean => expected === undefined || timingSafeEqual(digest(request.headers.authorization ?? ''), expected);
@@ -55,10 +59,7 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
       return true;
     }
     metrics.registry.metrics().then(
-      (text) => {
-        response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
-        response.end(text);
-      },
+      (text) => writeNegotiated(request, response, compression, 200, metricsHeaders, Buffer.from(text), metrics.registry.contentType),
       (error: unknown) => {
         response.destroy(error instanceof Error ? error : new Error(String(error)));
       },

@@ -6,7 +6,7 @@
  * resolved once per label set, a field update per request.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { components } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
 import { CellCounter, CellHistogram } from './metric-cells.js';
 
@@ -38,6 +38,8 @@ export interface ChannelMetrics {
   readonly upstreamDuration: Histogram<'source' | 'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
   readonly responseCacheLookups: CellCounter<'result'>;
+  /** Bodies compressed, by coding and effort (src/lib/compression.ts): what compression costs in CPU is this count's. */
+  readonly compressions: CellCounter<'coding' | 'effort'>;
   /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
   operationLabel(name: string | null | undefined): string;
 }
@@ -128,6 +130,12 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
     }),
     tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),
     responseCacheLookups: new CellCounter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
+    compressions: new CellCounter({
+      name: 'http_response_compressions_total',
+      help: 'Response bodies compressed, by content coding and effort (kept: a body answered many times, compressed once per coding; answer: compressed for one request)',
+      labelNames: ['coding', 'effort'],
+      registers,
+    }),
     operationLabel(name) {
       if (name === null || name === undefined || name === '') return ANONYMOUS_OPERATION;
       if (knownOperations.has(name)) return name;

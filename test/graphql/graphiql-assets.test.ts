@@ -7,7 +7,6 @@
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptedEncodings } from '../../src/graphql/graphiql-assets.js';
 import { startGraphApp } from './graph-harness.js';
 
 const asBrowser = { accept: 'text/html,application/xhtml+xml' };
@@ -90,17 +89,6 @@ describe('GraphiQL by default (production)', () => {
     expect(html).toContain('GraphiQL is off');
     expect(html).not.toMatch(/<script/);
     expect((await fetch(`${started.app.url}/graphql/graphiql/graphiql.000000000000.js`)).status).toBe(404);
-  });
-});
-
-describe('acceptedEncodings', () => {
-  it('orders br before gzip and honours q=0 and *', () => {
-    expect(acceptedEncodings('gzip, deflate, br')).toEqual(['br', 'gzip', 'identity']);
-    expect(acceptedEncodings('gzip;q=0.5, br;q=0')).toEqual(['gzip', 'identity']);
-    expect(acceptedEncodings('*')).toEqual(['br', 'gzip', 'identity']);
-    expect(acceptedEncodings('*;q=0, gzip')).toEqual(['gzip', 'identity']);
-    expect(acceptedEncodings(null)).toEqual(['identity']);
-    expect(acceptedEncodings('identity')).toEqual(['identity']);
   });
 });
 
