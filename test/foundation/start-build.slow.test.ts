@@ -6,7 +6,7 @@
  * transpiles: a type error does not stop it, a syntax error does, and leaves the last good dist/.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -82,6 +82,8 @@ describe('npm start on a built tree', () => {
     await productionNodeModules(copy.dir);
     try {
       for (const builder of ['esbuild', 'typescript']) await expect(stat(join(copy.dir, 'node_modules', builder))).rejects.toThrow(/ENOENT/);
+      // Nor the packages' own build (their JS and declarations, written when they are packed).
+      for (const name of ['oauth2', 'client']) await expect(stat(join(copy.dir, 'packages', name, 'dist'))).rejects.toThrow(/ENOENT/);
       const server = await npmStart(copy.dir);
       try {
         expect(await typename(server.url)).toBe('Query');
@@ -171,6 +173,22 @@ describe('npm start after a source changed', () => {
     expect(failure).toContain('build failed: dist/ is left as it was');
     expect(await buildMarks()).toEqual(before);
   }, 300_000);
+});
+
+describe('the built modules', () => {
+  it('each link a source map that holds its TypeScript source', async () => {
+    const main = await copy.readText('dist/src/main.js');
+    expect(main).toMatch(/\n\/\/# sourceMappingURL=main\.js\.map\n$/);
+    const map = JSON.parse(await copy.readText('dist/src/main.js.map')) as { sources: string[]; sourcesContent: string[] };
+    expect(map.sources).toEqual(['../../src/main.ts']);
+    expect(map.sourcesContent).toEqual([await copy.readText('src/main.ts')]);
+  });
+
+  it('are JavaScript only: no declaration is written (a package gets its own when it is packed)', async () => {
+    const files = await readdir(join(copy.dir, 'dist'), { recursive: true });
+    expect(files).toContain(join('node_modules', '@channel-graph', 'client', 'dist', 'packages', 'client', 'src', 'graphql.js'));
+    expect(files.filter((file) => file.endsWith('.d.ts'))).toEqual([]);
+  });
 });
 
 describe('the packages inside dist/', () => {
