@@ -1,6 +1,6 @@
 /**
- * Part of `npm run lint`: the repository speaks of the product only. Reads every file git tracks
- * (`git ls-files`, the working tree's content) and fails, naming file, line and words, on what
+ * Part of `npm run lint`: the repository speaks of the product only. Reads every file git tracks,
+ * and every new one it does not ignore (the working tree's content), and fails, naming file, line and words, on what
  * `scripts/product-talk.ts` refuses: `stop <n>`, `issue <n>`, `session <n>`, a `§` of an issue, a
  * commit hash in prose.
  */
@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { findProductTalk, isTextPath } from './product-talk.js';
 
-const { stdout } = await promisify(execFile)('git', ['ls-files', '-z'], { maxBuffer: 16 * 2 ** 20 });
+const { stdout } = await promisify(execFile)('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { maxBuffer: 16 * 2 ** 20 });
 const files = stdout.split('\0').filter((path) => path !== '' && isTextPath(path));
 let count = 0;
 for (const file of files) {

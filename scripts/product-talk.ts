@@ -6,8 +6,8 @@
  *
  * - `stop <n>`, `issue <n>`, `session <n>` (any case, plural too), anywhere in a file: in prose, in
  *   comments and in strings (a test's name is a string);
- * - a `§<n>` tied to an issue ("§4 of the issue", "the issue's §10"); a section of a specification
- *   (`RFC 9110 §12.5.3`, `OIDC Core §9`, or `§4.1.3` in a file about RFC 6749) is not;
+ * - a `§<n>` tied to an issue (a section "of the issue", "the issue's" section); a section of a
+ *   specification (`RFC 9110 §12.5.3`, `OIDC Core §9`, or `§4.1.3` in a file about RFC 6749) is not;
  * - a commit hash in prose: 7 to 40 hexadecimal digits with at least one digit and one letter, as a
  *   word of its own, in Markdown outside fenced code blocks and in code comments. Code and data are
  *   not read for it: identifiers, digests and ids hold such words (`sha256:07ab…`, a UUID, a
@@ -36,7 +36,7 @@ const SECTION = /§\s?\d+(?:\.\d+)*/g;
 /** How far around a `§` an issue is looked for: the clause it is in. */
 const SECTION_CONTEXT_BEFORE = 60;
 const SECTION_CONTEXT_AFTER = 30;
-/** An issue as a thing referred to ("the issue's", "issue 9"), not the verb ("MAY issue a new one"). */
+/** An issue as a thing referred to ("the issue's", "issue" and a number), not the verb ("MAY issue a new one"). */
 const ISSUE_WORD = /\b(?:the|this|that|an|its|our)\s+issue(?:'s)?\b|\bissue(?:'s)?\s+#?\d|\btracker\b/i;
 /** A hex word of its own: not part of an identifier, a digest, a UUID, a path or a URL. */
 const HEX_WORD = /(?<![\w\-:./@#])[0-9a-f]{7,40}(?![\w\-:./@])/g;

@@ -40,8 +40,8 @@ describe('development-process talk', () => {
 
 describe('§ of an issue', () => {
   it('refuses a § tied to an issue', () => {
-    expect(rulesOf('test/a.test.ts', `/** Property-based tests (see §10 of the issue). */\n`)).toEqual(['section']);
-    expect(rulesOf('docs/a.md', `The issue's §4 asks for it.`)).toEqual(['section']);
+    expect(rulesOf('test/a.test.ts', `/** Property-based tests (see §${n} of the issue). */\n`)).toEqual(['section']);
+    expect(rulesOf('docs/a.md', `The issue's §${n} asks for it.`)).toEqual(['section']);
   });
 
   it("lets a specification's sections through, with or without the RFC named beside them", () => {
