@@ -12,7 +12,7 @@ import { startReplicas, stopReplicas, type Replica } from '../support/replicas.j
 import { describeWithBinary } from '../support/system-binary.js';
 
 /**
- * Issue 14, token side: three replicas (separate processes) in live mode against one sandbox whose
+ * The shared membership token: three replicas (separate processes) in live mode against one sandbox whose
  * access tokens live 2 s, sharing one Redis. Under round-robin load across many expiries exactly one
  * replica calls the token endpoint per expiry (the others adopt its token), no refresh is refused
  * with invalid_grant, and no request fails; `kill -9` of the replica holding the refresh lock while
