@@ -1,8 +1,9 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { npmStart, type StartedServer } from '../support/npm-start.js';
 import { copyProject, type ProjectCopy } from '../support/project-copy.js';
-import { describeWithBinary, findSystemBinary } from '../support/system-binary.js';
+import { describeWithBinary } from '../support/system-binary.js';
 
 /**
  * The overlay as a creator uses it: `npm start` (production defaults, sandbox mode) in a copy of the
@@ -10,8 +11,6 @@ import { describeWithBinary, findSystemBinary } from '../support/system-binary.j
  * included), then a signed webhook through the sandbox (`/__sandbox/webhook`): the page shows the
  * newcomer's name within 1 s.
  */
-const CHROMIUM = findSystemBinary({ name: 'Chromium', command: '/usr/bin/chromium', envVar: 'CHROMIUM_PATH', install: 'apt-get install chromium' });
-
 interface Supporter {
   id: string;
   name: string;
@@ -39,10 +38,7 @@ describeWithBinary(CHROMIUM, 'the overlay in headless Chromium, served by npm st
     const announced = await server.outputMatching(/sandbox platforms at (http:\/\/127\.0\.0\.1:\d+)/);
     if (announced[1] === undefined) throw new Error(`npm start did not announce the sandbox:\n${server.output()}`);
     sandboxUrl = announced[1];
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium(executablePath);
   }, 360_000);
   afterAll(async () => {
     await browser?.close();
