@@ -66,7 +66,7 @@ const config: CodegenConfig = {
     },
     [`${out}/client/`]: {
       schema: 'schema/*.graphql',
-      documents: 'src/client/operations/*.graphql',
+      documents: 'packages/client/operations/*.graphql',
       preset: 'client',
       presetConfig: {
         fragmentMasking: false,
@@ -80,7 +80,7 @@ const config: CodegenConfig = {
         emitLegacyCommonJSImports: false,
       },
     },
-    // What client caches need to know of the schema (exported by channel-graph/graphql/cache):
+    // What client caches need to know of the schema (exported by @channel-graph/client/graphql-cache):
     // Apollo Client's possibleTypes, and the introspection urql's graphcache reads.
     [`${out}/client/possible-types.ts`]: {
       schema: 'schema/*.graphql',

@@ -4,7 +4,7 @@ import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'packages/*/needs-typescript-*.d.ts', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
@@ -36,6 +36,37 @@ export default tseslint.config(
     },
   },
   {
+    // The packages ship without the service: each imports only itself, the codegen output it ships
+    // and its dependencies. oauth2 ← client ← the service: the OAuth2 package imports neither the
+    // client nor the service; the client imports no server code.
+    files: ['packages/oauth2/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../../../*', '!../../../generated'], message: 'a package imports nothing of the service (only generated/ at the top).' },
+            { group: ['@channel-graph/*'], message: '@channel-graph/oauth2 depends on nothing else of ours.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../../../*', '!../../../generated'], message: 'a package imports nothing of the service (only generated/ at the top).' },
+            { group: ['@channel-graph/client', '@channel-graph/client/*'], message: 'inside the package, import its modules by relative path.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // Tests read untyped JSON bodies off the wire; asserting on them is the point.
@@ -57,7 +88,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/client/operations/**/*.graphql'],
+    files: ['packages/client/operations/**/*.graphql'],
     languageOptions: { parser: graphqlPlugin.parser },
     plugins: { '@graphql-eslint': graphqlPlugin },
     rules: graphqlPlugin.configs['flat/operations-recommended'].rules,

@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * The build (`npm run build`): JS + `.d.ts` in `dist/`, and a record of the inputs it was built from
- * (`dist/.build-inputs.json`: size and mtime of every file under the inputs below).
+ * The build (`npm run build`): the workspace packages first (JS + `.d.ts` in packages/<name>/dist/,
+ * what the service imports at run time through node_modules/@channel-graph/<name>), then the service
+ * (JS + `.d.ts` in `dist/`), and a record of the inputs it was built from (`dist/.build-inputs.json`:
+ * size and mtime of every file under the inputs below).
  *
  *   node scripts/build.mjs              build
  *   node scripts/build.mjs --if-stale   build only if an input changed since the last build
@@ -24,8 +26,22 @@ import { join, relative, resolve, sep } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const DIST = 'dist';
 const RECORD = join(DIST, '.build-inputs.json');
-/** What the emitted files depend on: tsconfig.build.json's `include`, the configs, the dependency tree, this script. */
-const INPUTS = ['src', 'schema', 'generated', 'examples', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/build.mjs'];
+/** The workspace packages the service imports, built before it (each one alone: `tsc -p packages/<name>`). */
+const PACKAGES = ['packages/oauth2', 'packages/client'];
+/** What the emitted files depend on: tsconfig.build.json's `include`, the packages' sources and configs, the dependency tree, this script. */
+const INPUTS = [
+  'src',
+  'schema',
+  'generated',
+  'examples',
+  ...PACKAGES.flatMap((pkg) => [`${pkg}/src`, `${pkg}/package.json`, `${pkg}/tsconfig.json`]),
+  'tsconfig.base.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+  'scripts/build.mjs',
+];
 /** Copied into dist/ as they are: the Star Wars example reads its SDL next to its compiled module. */
 const ASSETS = ['examples/starwars/schema'];
 /** How many changed paths a stale verdict names. */
@@ -106,18 +122,19 @@ function typescriptCompiler() {
 }
 
 /**
- * Moves the complete staging directory into dist/'s place; the previous dist/ is removed after.
+ * Moves the complete staging directory into `dist`'s place; the previous one is removed after.
  * @param {string} staging
+ * @param {string} dist
  */
-async function replaceDist(staging) {
-  const retired = `${DIST}.retired-${process.pid}`;
+async function replaceDist(staging, dist) {
+  const retired = `${dist}.retired-${process.pid}`;
   // Another build finishing at the same moment can put a dist/ back between the two renames: retry.
   for (let attempt = 1; ; attempt++) {
-    await rename(join(root, DIST), join(root, retired)).catch((/** @type {NodeJS.ErrnoException} */ error) => {
+    await rename(join(root, dist), join(root, retired)).catch((/** @type {NodeJS.ErrnoException} */ error) => {
       if (error.code !== 'ENOENT') throw error;
     });
     try {
-      await rename(join(root, staging), join(root, DIST));
+      await rename(join(root, staging), join(root, dist));
       break;
     } catch (error) {
       const code = /** @type {NodeJS.ErrnoException} */ (error).code;
@@ -128,21 +145,44 @@ async function replaceDist(staging) {
   await rm(join(root, retired), { recursive: true, force: true });
 }
 
-/** @param {Map<string, string>} inputs the inputs as they were before compiling: an edit during the build makes the next start rebuild */
-async function build(inputs) {
-  const staging = `${DIST}.building-${process.pid}`;
+/**
+ * Compiles one project into a staging directory and, if that succeeds and `complete` does, puts it
+ * in `dist`'s place.
+ * @param {string} config the tsconfig
+ * @param {string} dist where the output goes
+ * @param {(staging: string) => Promise<void>} [complete] adds to the staged output
+ * @returns {Promise<number>} the compiler's exit code
+ */
+async function compile(config, dist, complete) {
+  const staging = `${dist}.building-${process.pid}`;
   await rm(join(root, staging), { recursive: true, force: true });
   try {
-    const status = await run([typescriptCompiler(), '-p', 'tsconfig.build.json', '--outDir', staging]);
+    const status = await run([typescriptCompiler(), '-p', config, '--outDir', staging, '--tsBuildInfoFile', join(staging, '.tsbuildinfo')]);
     if (status !== 0) return status;
-    for (const path of ASSETS) await cp(join(root, path), join(root, staging, path), { recursive: true });
-    const record = { builtAt: new Date().toISOString(), inputs: Object.fromEntries(inputs) };
-    await writeFile(join(root, staging, relative(DIST, RECORD)), `${JSON.stringify(record, null, 1)}\n`);
-    await replaceDist(staging);
+    await complete?.(staging);
+    await replaceDist(staging, dist);
     return 0;
   } finally {
     await rm(join(root, staging), { recursive: true, force: true });
   }
+}
+
+/**
+ * The packages, then the service, which compiles against the packages' new `.d.ts`. A failure
+ * stops the build; the service's dist/ and its record stay as they were, so the next start builds
+ * again.
+ * @param {Map<string, string>} inputs the inputs as they were before compiling: an edit during the build makes the next start rebuild
+ */
+async function build(inputs) {
+  for (const pkg of PACKAGES) {
+    const status = await compile(join(pkg, 'tsconfig.json'), join(pkg, 'dist'));
+    if (status !== 0) return status;
+  }
+  return compile('tsconfig.build.json', DIST, async (staging) => {
+    for (const path of ASSETS) await cp(join(root, path), join(root, staging, path), { recursive: true });
+    const record = { builtAt: new Date().toISOString(), inputs: Object.fromEntries(inputs) };
+    await writeFile(join(root, staging, relative(DIST, RECORD)), `${JSON.stringify(record, null, 1)}\n`);
+  });
 }
 
 async function main() {

@@ -1,127 +1,209 @@
 /**
  * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, every failure shown where the
- * user is looking.
- * - [codegen] graphql-codegen's watch mode on codegen.ts (SDL, operations and `openapi/*.yaml`), run
- *   through the CLI's `generate` in a child process (scripts/dev-codegen.ts says why). Every save is
- *   diagnosed here: an SDL, operation or contract YAML error is printed as `file:line:column message`
- *   (the CLI's watch mode prints nothing).
- * - [schema] every save is classified against the last release, as `npm run schema:check` does.
- * - [types] `tsc --watch --noEmit --incremental` on the whole project: every regeneration is
- *   typechecked, and an error such as a resolver missing for a new field is printed.
- * - [server] the server (`src/main.ts`, or `<entry>`) under `tsx watch`, with NODE_ENV=development
- *   unless NODE_ENV is set (original errors with stacks, field suggestions, GraphiQL at /graphql):
- *   restarted when its code changes and after every successful regeneration; a failed one leaves it
- *   serving the last good schema.
- * Ctrl-C (SIGINT) or SIGTERM stops every child and exits 0 once they are all gone.
+ * user is looking, one banner with the URLs once the server answers.
+ * - [codegen] graphql-codegen on codegen.ts (SDL, operations and `openapi/*.yaml`) in a child process
+ *   of its own (scripts/dev-codegen.ts): a save regenerates the outputs it touches; generated/ is
+ *   regenerated when deleted. A failed run is printed as `file:line:column message`, and the server
+ *   keeps what it serves.
+ * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
+ * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
+ *   (scripts/dev-server.ts): a regenerated SDL is swapped into the running server; a change to its
+ *   code (src/, each package's src/, examples/) starts a new server, which replaces the running one
+ *   only if the code loads.
+ * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
+ *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), at a lower
+ *   CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
+ *   the file to add it to. `npm run typecheck` (tsc -b) stays the authority, as in CI.
+ * Server log lines (pino's JSON) are printed by pino-pretty when this terminal is one. Only one
+ * `npm run dev` runs per working tree (scripts/dev-lock.ts). Ctrl-C (SIGINT) or SIGTERM stops every
+ * child and exits 0 once they are all gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { glob } from 'tinyglobby';
-import { parseDocument } from 'yaml';
-import config from '../codegen.js';
-import { projectsOf } from './codegen-failure.js';
+import type { DevServerReport } from '../src/lib/dev-loop.js';
 import type { CodegenMessage } from './dev-codegen.js';
-import { diagnoseProjects, formatDiagnostic } from './graphql-diagnostics.js';
-import { checkSchema, releasedBaseline } from './schema-changes.js';
-import { formatSchemaReport } from './schema-report.js';
+import type * as DevDiagnosis from './dev-diagnosis.js';
+import { acquireDevLock } from './dev-lock.js';
+import { createDevServer } from './dev-server.js';
+import { missingResolverHint } from './missing-resolvers.js';
 
-const bin = (name: string): string => join('node_modules', '.bin', name);
+const startedAt = performance.now();
 const entry = process.argv[2] ?? 'src/main.ts';
-/** Editors save in bursts (write, rename, chmod): one diagnosis per burst. */
-const debounceMs = 100;
 /** Ctrl-C signals the whole process group: children get a moment to stop on their own first. */
 const ownStopMs = 1_000;
 /** How long a child may take to exit after SIGTERM before it is killed. */
 const stopGraceMs = 5_000;
+/** A save touches a few files within milliseconds (write, rename): one server restart per burst. */
+const codeSettleMs = 40;
+/** The directories whose code the server runs (a change there restarts it). */
+// A package's sources, not the package: the type checker writes its declarations under packages/*/dist.
+const PACKAGE_SOURCES = readdirSync('packages', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join('packages', entry.name, 'src'));
+const CODE_DIRS = ['src', ...PACKAGE_SOURCES, 'examples', dirname(entry)]
+  .map((dir) => relative('.', dir) || '.')
+  .filter((dir, index, dirs) => existsSync(dir) && !dirs.some((other, at) => at < index && (dir === other || dir.startsWith(`${other}/`))));
+const CODE_FILE = /\.(?:[cm]?[jt]s|json)$/;
+/** The checker's niceness: the server and codegen come first on a busy machine. */
+const TYPES_NICENESS = 10;
 
 function log(label: string, line: string): void {
   process.stdout.write(`[${label}] ${line}\n`);
 }
 
+const lock = acquireDevLock(join('.dev-loop', 'dev.lock'));
+if (!lock.acquired) {
+  const { pid, since } = lock.owner;
+  process.stderr.write(
+    `[dev] refused: npm run dev is already running in this directory (pid ${pid}, since ${since}).\n` +
+      '[dev] Two would regenerate generated/ at the same time and fight over the port. Stop the other one first\n' +
+      `[dev] (Ctrl-C in its terminal, or kill ${pid}); a lock left by a process that is gone is taken over by itself.\n`,
+  );
+  process.exit(1);
+}
+const releaseLock = lock.release;
+
+/** pino's JSON lines, as pino-pretty prints them, when a person is watching this terminal. */
+const pretty = process.stdout.isTTY
+  ? (await import('pino-pretty')).prettyFactory({ colorize: !process.env.NO_COLOR, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
+  : undefined;
+function printServerLine(line: string): void {
+  if (pretty !== undefined && line.startsWith('{')) {
+    try {
+      process.stdout.write(`[server] ${pretty(JSON.parse(line) as object).trimEnd()}\n`);
+      return;
+    } catch {
+      // Not a log line: printed as it is.
+    }
+  }
+  log('server', line);
+}
+
 const children: ChildProcess[] = [];
+const watchers: FSWatcher[] = [];
 let stopping = false;
 
 /** Starts a child with its output prefixed by `label` (blank lines dropped); `ipc` opens a message channel to it. */
-function startChild(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env, ipc = false): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])], env });
+function startChild(label: string, command: string, args: string[], options: { ipc?: boolean; onLine?: (line: string) => void } = {}): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])] });
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && log(label, line));
+    if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && (options.onLine ?? ((text: string) => log(label, text)))(line));
   }
-  child.on('exit', (code, signal) => {
-    if (!stopping) log(label, `exited (${signal ?? `code ${code}`}); press Ctrl-C to stop the rest`);
-  });
   children.push(child);
+  child.once('exit', () => children.splice(children.indexOf(child), 1));
   return child;
 }
 
-/** YAML errors of the OpenAPI contracts, as `file:line:column message` (openapi-typescript's would not say where). */
-async function contractProblems(): Promise<string[]> {
-  const problems: string[] = [];
-  for (const file of (await glob(['openapi/*.yaml'])).sort()) {
-    for (const error of parseDocument(await readFile(file, 'utf8')).errors) {
-      const [start] = error.linePos ?? [];
-      problems.push(`${file}:${start?.line ?? 1}:${start?.col ?? 1} ${error.message.split('\n')[0] ?? ''}`);
+/** What says where a failure is and classifies the schema: loaded on the first report (the start does not wait for it). */
+const diagnosis = (): Promise<typeof DevDiagnosis> => import('./dev-diagnosis.js');
+
+/** Reports of the codegen child, one at a time (a report may print several lines after awaiting). */
+let reports: Promise<void> = Promise.resolve();
+function onCodegenMessage(message: CodegenMessage): void {
+  reports = reports.then(async () => {
+    if (message.kind === 'up-to-date') log('codegen', 'generated/ is up to date (same inputs as its last run here)');
+    else if (message.kind === 'failed') for (const line of await (await diagnosis()).failureLines(message.message)) log('codegen', line);
+    else if (message.kind === 'regenerated') {
+      log('codegen', message.written.length === 0 ? `regenerated in ${message.ms} ms, no file changed` : `regenerated in ${message.ms} ms: ${message.written.join(', ')}`);
+      // The server imports the trusted documents' manifest (JSON): a new one needs a new server.
+      const imported = message.written.filter((file) => file.endsWith('.json'));
+      if (imported.length > 0) server.restart(`${imported.join(', ')} regenerated`);
+      else server.reloadSchema();
+      for (const line of await (await diagnosis()).classification()) log('schema', line);
     }
-  }
-  return problems;
+  });
 }
 
-/** Codegen errors with file and line; when there are none, the schema classification. */
-async function diagnose(): Promise<void> {
-  const problems = [...(await diagnoseProjects(projectsOf(config))).map(formatDiagnostic), ...(await contractProblems())];
-  if (problems.length > 0) {
-    log('codegen', `cannot regenerate; the server keeps the last good schema:`);
-    for (const problem of problems) log('codegen', `  ${problem}`);
+/** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
+let codegenEnds: number[] = [];
+function startCodegen(): void {
+  const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], { ipc: true });
+  child.on('message', onCodegenMessage);
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    codegenEnds = [...codegenEnds.filter((at) => at > Date.now() - 60_000), Date.now()];
+    if (codegenEnds.length >= 3) return log('codegen', `exited (${signal ?? `code ${code}`}) three times within a minute: not restarted; the server keeps serving (Ctrl-C, then npm run dev again)`);
+    log('codegen', `exited (${signal ?? `code ${code}`}); restarting it (the server keeps serving)`);
+    startCodegen();
+  });
+}
+
+/** The native compiler's executable (the platform package @typescript/native-preview installs), if any. */
+function nativeCompiler(): string | undefined {
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`@typescript/native-preview-${process.platform}-${process.arch}/package.json`);
+    const exe = join(dirname(manifest), 'lib', process.platform === 'win32' ? 'tsgo.exe' : 'tsgo');
+    return existsSync(exe) ? exe : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function startTypes(): void {
+  const watchArgs = ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'];
+  const native = nativeCompiler();
+  const [command, args] = native !== undefined ? [native, watchArgs] : [process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), ...watchArgs]];
+  const child = startChild('types', command, args, {
+    onLine: (line) => {
+      log('types', line);
+      const hint = missingResolverHint(line);
+      if (hint !== undefined) log('types', `  ↳ ${hint}`);
+    },
+  });
+  if (child.pid !== undefined) setPriority(child.pid, TYPES_NICENESS);
+}
+
+const server = createDevServer({
+  entry,
+  env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' },
+  print: printServerLine,
+  onReport: (report: DevServerReport, startedInMs?: number) => {
+    if (report.kind === 'listening') onListening(report.urls, startedInMs ?? 0);
+    else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
+    else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (process, snapshots, subscriptions and sandbox kept)`);
+  },
+});
+
+let shownUrls: string | undefined;
+function onListening(urls: ReadonlyArray<{ name: string; url: string }>, startedInMs: number): void {
+  const listed = urls.map(({ name, url }) => `${name} ${url}`).join(', ');
+  if (shownUrls !== undefined) {
+    log('server', `restarted in ${startedInMs} ms${listed === shownUrls ? '' : ` (now at ${listed})`}`);
+    shownUrls = listed;
     return;
   }
-  try {
-    for (const line of formatSchemaReport(await checkSchema(await releasedBaseline()))) log('schema', line);
-  } catch (error) {
-    log('schema', `not classified: ${error instanceof Error ? error.message : String(error)}`);
+  shownUrls = listed;
+  const width = Math.max(...urls.map(({ name }) => name.length));
+  log('dev', `ready in ${Math.round(performance.now() - startedAt)} ms (Ctrl-C stops)`);
+  for (const { name, url } of urls) log('dev', `  ${name.padEnd(width)}  ${url}`);
+  log('dev', `  watching SDL, operations and contracts (codegen.ts), the server's code (${CODE_DIRS.join('/, ')}/), types (${nativeCompiler() !== undefined ? 'tsgo' : 'tsc'})`);
+}
+
+/** A change to the server's code: one restart per burst of saves, naming the files. */
+function watchCode(): void {
+  const changed = new Set<string>();
+  let settle: NodeJS.Timeout | undefined;
+  for (const dir of CODE_DIRS) {
+    watchers.push(
+      watch(dir, { recursive: true }, (_event, name) => {
+        if (name === null || !CODE_FILE.test(name) || name.includes('node_modules')) return;
+        changed.add(relative('.', resolve(dir, name)));
+        clearTimeout(settle);
+        settle = setTimeout(() => {
+          const files = [...changed];
+          changed.clear();
+          server.restart(`${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''} changed`);
+        }, codeSettleMs);
+      }),
+    );
   }
 }
-
-let diagnosis: Promise<void> = Promise.resolve();
-let diagnoseTimer: NodeJS.Timeout | undefined;
-/** One diagnosis per burst of saves, one at a time. */
-function scheduleDiagnosis(): void {
-  clearTimeout(diagnoseTimer);
-  diagnoseTimer = setTimeout(() => {
-    diagnosis = diagnosis.then(diagnose);
-  }, debounceMs);
-}
-
-/** tsx watch restarts the server when this file changes: touched after each successful regeneration. */
-const restartDir = await mkdtemp(join(tmpdir(), 'channel-graph-dev-'));
-const restartStamp = join(restartDir, 'regenerated');
-await writeFile(restartStamp, '');
-let regenerations = 0;
-
-async function onRegenerated(files: number): Promise<void> {
-  regenerations += 1;
-  log('codegen', `regenerated ${files} file(s)`);
-  // The first run happens while the server starts; later ones restart it on the new schema.
-  if (regenerations > 1) await writeFile(restartStamp, String(regenerations));
-}
-
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log('dev', `${signal}: stopping codegen watch, typecheck and server`);
-  await Promise.all(children.map(stopChild));
-  await rm(restartDir, { recursive: true, force: true });
-  log('dev', 'stopped');
-  process.exit(0);
-}
-
-const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
 
 /** Waits for the child to exit on its own, then SIGTERM, then SIGKILL. */
 function stopChild(child: ChildProcess): Promise<void> {
-  if (hasExited(child)) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const terminate = setTimeout(() => child.kill('SIGTERM'), ownStopMs);
     const kill = setTimeout(() => child.kill('SIGKILL'), ownStopMs + stopGraceMs);
@@ -133,21 +215,20 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-log('codegen', 'watching schema/, examples/*/schema/, src/client/operations/ and openapi/ (codegen.ts)');
-const codegen = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], process.env, true);
-codegen.on('message', (message: CodegenMessage) => {
-  if (message.kind === 'triggered') scheduleDiagnosis();
-  else void onRegenerated(message.files);
-});
-scheduleDiagnosis();
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('dev', `${signal}: stopping codegen, typecheck and server`);
+  for (const watcher of watchers) watcher.close();
+  await Promise.all([...children.map(stopChild), server.stop(stopGraceMs)]);
+  releaseLock();
+  log('dev', 'stopped');
+  process.exit(0);
+}
 
-startChild(
-  'types',
-  process.execPath,
-  [bin('tsc'), '--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', join('node_modules', '.cache', 'channel-graph', 'dev.tsbuildinfo'), '-p', 'tsconfig.json'],
-);
-// SDL and contracts are read at run time, but the server restarts on them only through the stamp:
-// after codegen accepted them, never on a save that does not build.
-startChild('server', bin('tsx'), ['watch', '--clear-screen=false', '--include', restartStamp, entry], { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
-// `on`, not `once`: a second signal (tsx relays one more when we are slow to acknowledge) must not kill us mid-stop.
+// `on`, not `once`: a second signal (npm relays one more) must not kill us mid-stop.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
+process.once('exit', releaseLock);
+watchCode();
+startCodegen();
+startTypes();

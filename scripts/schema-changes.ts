@@ -19,7 +19,7 @@ import { parse as parseYaml } from 'yaml';
 import { buildSchemaFrom, readSources, validateManifest, validateOperations, type Diagnostic } from './graphql-diagnostics.js';
 
 export const SCHEMA_PATTERNS = ['schema/*.graphql'] as const;
-export const OPERATION_PATTERNS = ['src/client/operations/*.graphql'] as const;
+export const OPERATION_PATTERNS = ['packages/client/operations/*.graphql'] as const;
 export const MANIFEST_PATH = 'generated/client/persisted-documents.json';
 export const ACCEPTED_CHANGES_PATH = 'schema/accepted-changes.json';
 export const RELEASED_DIR = 'released';

@@ -23,6 +23,13 @@ export function formatSchemaReport(report: SchemaReport): string[] {
     lines.push('no longer valid against the edited schema:');
     lines.push(...report.problems.map((problem) => `  ${formatDiagnostic(problem)}`));
   }
+  if (report.problems.length > 0) {
+    // Accepting the change does not make them valid: they are what this project ships to clients.
+    lines.push(
+      `${report.problems.length} operation(s) above no longer valid: fix each at its file:line:column (a trusted document by editing`,
+      'the operation it came from, then `npm run codegen`), or undo the schema change',
+    );
+  }
   if (report.unacknowledged.length > 0) {
     lines.push(
       `${report.unacknowledged.length} breaking change(s) not accepted: undo them, or add each id above to ${ACCEPTED_CHANGES_PATH}`,

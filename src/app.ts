@@ -22,6 +22,7 @@ import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
 import { answerClientError } from './lib/client-error.js';
+import { createCompression, type ContentCoding, type CompressionEffort } from './lib/compression.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
@@ -32,7 +33,7 @@ import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
-import { debugEnabled } from './oauth2/index.js';
+import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
 
@@ -72,6 +73,11 @@ export interface ChannelApp {
   close(): Promise<void>;
   /** Prometheus text of the app's metrics (what GET /metrics answers). */
   metrics(): Promise<string>;
+  /**
+   * Development mode only: serves the SDL under schema/ as it is now, without a restart (the store,
+   * the sandbox and open subscriptions stay); throws, and the served schema stays, when it does not build.
+   */
+  reloadSchema?: () => 'swapped' | 'unchanged';
 }
 
 /** `close()` did not finish within the shutdown timeout. */
@@ -117,8 +123,10 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
 export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
+  const { mode } = config.upstream;
   // Read at every scrape; the store and the event transports exist by the time anything scrapes.
   const metrics = createMetrics({
+    mode,
     snapshots: () => store.health(),
     eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
   });
@@ -144,7 +152,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const http: HttpServerSettings = { ...DEFAULT_HTTP_SERVER_SETTINGS, ...config.http };
 
   // The OAuth2 client's `connection.timeout` is the deadline of the token endpoint and of the membership API.
-  // OAUTH_DEBUG=true: the client's debug lines (already redacted by src/oauth2/redact.ts) at debug level.
+  // OAUTH_DEBUG=true: the client's debug lines (already redacted by @channel-graph/oauth2) at debug level.
   const oauthLogger = logger.child({ component: 'oauth2' }, debugEnabled() ? { level: 'debug' } : {});
   const membershipClient = createMembershipOAuthClient(upstream.membership, { connection: { timeout: upstreamTimeoutMs }, logger: oauthLogger });
   const keeper = createMembershipKeeper(membershipClient, upstream.membership, shared.tokenStore, { onRefresh: observeTokenRefresh({ logger: oauthLogger, metrics }) });
@@ -160,17 +168,26 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     refreshIntervalMs: config.refreshIntervalSeconds * 1000,
     logger: storeLogger,
   });
-  store.onChange((source) => storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed'));
+  // Not when a refresh brought the same data again (only `fetchedAt` moved): that is every interval.
+  store.onChange((source, _written, change) => {
+    if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
+  });
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
   await store.start();
-  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger });
+  const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
   // Each result's series appears with its first lookup (as prom-client's would).
   const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
+  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, CounterCell>> = {};
+  // COMPRESSION=false: every answer in identity (a proxy in front compresses).
+  const compression = createCompression({
+    enabled: config.compression ?? true,
+    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.cell({ coding, effort })).inc(),
+  });
   const rest = createRestHandler({
-    store, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth,
+    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
   const graph = createChannelGraphHandler({
     store,
@@ -178,6 +195,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     settings: config.graph,
     ...(options.graphLimits === false && { limits: false }),
     ...(options.graphPreparedOperations === false && { preparedOperations: false }),
+    reloadableSchema: config.graph.development,
+    compression,
     logger: logger.child({ component: 'graphql' }),
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => {
@@ -191,8 +210,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   // Subscriptions over SSE (and multipart) on /graphql: bounded like GET /events and the WebSockets.
   const graphStreams = createGraphStreamLimit(eventSettings.maxStreams);
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
-  const operations = createOperationsEndpoints({ metrics, readiness, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
-  const overlay = createOverlayHandler();
+  const operations = createOperationsEndpoints({ mode, metrics, readiness, compression, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
+  const overlay = createOverlayHandler({ compression });
   const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
@@ -246,6 +265,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
+    ...(graph.reloadSchema !== undefined && { reloadSchema: graph.reloadSchema }),
     close() {
       // Load balancers stop sending traffic as soon as /readyz says so, while requests in flight finish.
       readiness.stop();
@@ -265,7 +285,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         [
           'the membership token refresh in flight and its save',
           () => {
-            if (keeper.refreshInFlight) logger.info('closing: waiting for the membership token refresh in flight and its save');
+            if (keeper.refreshInFlight) oauthLogger.info('closing: waiting for the membership token refresh in flight and its save');
             return keeper.drain();
           },
         ],

@@ -5,7 +5,8 @@
  * or `environment`), the field and what is expected (ConfigError). Secrets and the members file's
  * content are never echoed.
  *
- * No membership credentials at all → sandbox mode: the app starts the platform emulator in-process.
+ * No membership credentials at all → sandbox mode: the app starts the platform emulator in-process —
+ * by default, unless `NODE_ENV=production`, where only `SANDBOX=true` chooses it (src/lib/node-env.ts).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,7 +17,9 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
 import { EnvFileSyntaxError, parseEnvFile } from './lib/env-file.js';
 import { findJsonSyntaxIssue } from './lib/json-syntax.js';
+import { sandboxWithoutCredentials } from './lib/node-env.js';
 import {
+  boolean,
   type Environment,
   httpUrl,
   integer,
@@ -85,6 +88,8 @@ export interface ChannelConfig {
   events?: Partial<EventsSettings>;
   /** REDIS_URL and REDIS_PREFIX: shared state for several replicas. Unset: files under `dataDir`, one process. */
   redis?: RedisSettings;
+  /** COMPRESSION: answers compressed as Accept-Encoding asks (br, gzip, zstd where node has it). Default true. */
+  compression?: boolean;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -115,6 +120,15 @@ const MEMBERSHIP_CREDENTIALS = ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRE
 /** The seed tokens: both or neither (then `npm run authorize` has put the token in the token store). */
 const MEMBERSHIP_SEED_TOKENS = ['MEMBERSHIP_ACCESS_TOKEN', 'MEMBERSHIP_REFRESH_TOKEN'] as const;
 
+/** Where messages send a person who has to set the credentials up, and one who wants to try the sandbox. */
+const SETUP_DOCUMENTED_AT = 'README.md#setup-for-your-channel';
+const SANDBOX_DOCUMENTED_AT = 'README.md#sandbox-both-platforms-on-your-machine';
+
+/** The membership variables that are set (an empty value is not). */
+function givenCredentials(variables: Environment): string[] {
+  return [...MEMBERSHIP_CREDENTIALS, ...MEMBERSHIP_SEED_TOKENS].filter((name) => (variables[name] ?? '') !== '');
+}
+
 /**
  * Every setting of `npm start` outside the graph (GRAPH_SETTINGS), declared once: the README's
  * Configuration table and `.env.example` are checked against this list (test/config-documented.test.ts).
@@ -129,6 +143,14 @@ export const CHANNEL_SETTINGS = {
   membershipRefreshToken: text({ name: 'MEMBERSHIP_REFRESH_TOKEN', secret: true, description: 'Optional seed of the token keeper (with the access token).' }),
   membershipCampaignId: text({ name: 'MEMBERSHIP_CAMPAIGN_ID', description: 'The campaign id.' }),
   membershipWebhookSecret: text({ name: 'MEMBERSHIP_WEBHOOK_SECRET', secret: true, description: 'Key of the webhook signature.' }),
+  sandbox: boolean({
+    name: 'SANDBOX',
+    default: {
+      documented: '`true` without membership credentials, unless `NODE_ENV=production`',
+      from: (variables) => sandboxWithoutCredentials(variables.NODE_ENV) && givenCredentials(variables).length === 0,
+    },
+    description: 'Serve the built-in platform sandbox\'s test data; `true` with any membership credential set stops the start.',
+  }),
   membershipApiBase: httpUrl({ name: 'MEMBERSHIP_API_BASE', default: 'https://www.patreon.com', description: 'Base URL of the membership API and its token endpoint.' }),
   videoApiBase: httpUrl({ name: 'VIDEO_API_BASE', default: 'https://studio.youtube.com', description: 'Base URL of the channel-dashboard API.' }),
   membersConfig: text({ name: 'MEMBERS_CONFIG', default: 'members.json', expected: 'the path of the members file', description: 'Path of the dashboard request values.' }),
@@ -146,6 +168,11 @@ export const CHANNEL_SETTINGS = {
   httpHeadersTimeoutMs: milliseconds({ name: 'HTTP_HEADERS_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, description: 'Until a request\'s headers are complete.' }),
   httpRequestTimeoutMs: milliseconds({ name: 'HTTP_REQUEST_TIMEOUT_MS', min: 1, max: 3_600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, description: 'Until the whole request is received.' }),
   httpKeepAliveTimeoutMs: milliseconds({ name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', min: 1, max: 600_000, default: DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, description: 'An idle keep-alive connection is closed after this.' }),
+  compression: boolean({
+    name: 'COMPRESSION',
+    default: true,
+    description: 'Answers of 1 KiB or more compressed as Accept-Encoding asks (br, gzip; zstd on node 22.15+); `false` behind a proxy that compresses.',
+  }),
   logLevel: oneOf({ name: 'LOG_LEVEL', values: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, description: 'Least severe level logged (JSON lines on stdout).' }),
   metricsToken: text({ name: 'METRICS_TOKEN', secret: true, description: 'When set, GET /metrics needs `Authorization: Bearer <token>`.' }),
   eventsLogSize: integer({
@@ -246,12 +273,38 @@ function reportedAsConfigError<T>(read: () => T): T {
   }
 }
 
+/**
+ * Sandbox or live, never guessed: SANDBOX (whose default is the sandbox without credentials, unless
+ * NODE_ENV=production) against the credentials that are set. Sandbox mode with a credential set, and
+ * live mode without every credential, are refused.
+ */
 function readUpstream(settings: ChannelSettingValues, variables: Variables, cwd: string): UpstreamSettings {
-  const given = [...MEMBERSHIP_CREDENTIALS, ...MEMBERSHIP_SEED_TOKENS].filter((name) => variables.value(name) !== undefined);
-  if (given.length === 0) return { mode: 'sandbox' };
-  const missing = MEMBERSHIP_CREDENTIALS.find((name) => variables.value(name) === undefined);
-  if (missing !== undefined) {
-    throw new ConfigError(variables.sourceOf(missing), missing, `expected a value: the membership credentials are all set (live mode) or all empty (sandbox mode); ${given.join(', ')} set`);
+  const given = givenCredentials(variables.all);
+  if (settings.sandbox) {
+    // Only an explicit SANDBOX=true gets here with a credential set: the default is false then.
+    if (given.length > 0) {
+      throw new ConfigError(
+        variables.sourceOf('SANDBOX'),
+        'SANDBOX',
+        `expected no membership credentials with SANDBOX=true (the sandbox brings its own), but ${given.join(', ')} set: remove them, or unset SANDBOX to serve your channel`,
+      );
+    }
+    return { mode: 'sandbox' };
+  }
+  const missing = MEMBERSHIP_CREDENTIALS.filter((name) => variables.value(name) === undefined);
+  const [firstMissing] = missing;
+  if (given.length === 0 && firstMissing !== undefined) {
+    const liveBecause = variables.value('SANDBOX') === undefined ? 'NODE_ENV=production' : 'SANDBOX=false';
+    throw new ConfigError(
+      variables.sourceOf(firstMissing),
+      missing.join(', '),
+      `expected values: ${liveBecause} serves your channel, with its membership credentials (${SETUP_DOCUMENTED_AT}); SANDBOX=true serves the built-in sandbox's test data instead`,
+    );
+  }
+  if (firstMissing !== undefined) {
+    const sandboxByDefault = sandboxWithoutCredentials(variables.value('NODE_ENV')) && variables.value('SANDBOX') === undefined;
+    const sandboxMode = sandboxByDefault ? 'all empty (sandbox mode)' : 'all empty with SANDBOX=true (sandbox mode)';
+    throw new ConfigError(variables.sourceOf(firstMissing), firstMissing, `expected a value: the membership credentials are all set (live mode) or ${sandboxMode}; ${given.join(', ')} set`);
   }
   return {
     mode: 'live',
@@ -274,7 +327,13 @@ function readMembershipClient(settings: ChannelSettingValues, variables: Variabl
     ['MEMBERSHIP_CLIENT_ID', clientId],
     ['MEMBERSHIP_CLIENT_SECRET', clientSecret],
   ] as const) {
-    if (value === undefined) throw new ConfigError(variables.sourceOf(name), name, 'expected a value: the OAuth client of the membership platform (its developer portal shows it)');
+    if (value === undefined) {
+      throw new ConfigError(
+        variables.sourceOf(name),
+        name,
+        `expected a value: the OAuth client of the membership platform (its developer portal shows it; to try the login on the sandbox's test client, see ${SANDBOX_DOCUMENTED_AT})`,
+      );
+    }
   }
   const tokens = MEMBERSHIP_SEED_TOKENS.filter((name) => variables.value(name) !== undefined);
   const missingToken = MEMBERSHIP_SEED_TOKENS.find((name) => variables.value(name) === undefined);
@@ -318,9 +377,11 @@ function readVariables(options: LoadConfigOptions): { cwd: string; variables: Va
   const cwd = options.cwd ?? process.cwd();
   const processEnv = options.env ?? process.env;
   const file = options.envFile ?? reportedAsConfigError(() => Variables.of(processEnv).read(CHANNEL_SETTINGS.envFile));
-  // The file comes first even when it does not exist: a value missing everywhere is reported against it, where it belongs.
-  const fileVariables = readEnvFile(resolve(cwd, file), file) ?? {};
-  return { cwd, variables: new Variables([{ source: file, variables: fileVariables }, { source: PROCESS_ENVIRONMENT, variables: processEnv }]) };
+  // The file's layer comes first: a value missing everywhere is reported against the file, where it
+  // belongs — or, when there is no such file, against the environment, saying that the file is missing.
+  const fileVariables = readEnvFile(resolve(cwd, file), file);
+  const fileLayer = fileVariables === undefined ? { source: `${PROCESS_ENVIRONMENT} (no ${file} file)`, variables: {} } : { source: file, variables: fileVariables };
+  return { cwd, variables: new Variables([fileLayer, { source: PROCESS_ENVIRONMENT, variables: processEnv }]) };
 }
 
 function warnOfUnknownVariables(variables: Variables, onWarning: (message: string) => void): void {
@@ -381,5 +442,6 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     ...(settings.metricsToken === undefined || settings.metricsToken === '' ? {} : { metricsToken: settings.metricsToken }),
     events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
     ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
+    compression: settings.compression,
   };
 }

@@ -1,11 +1,14 @@
 /**
  * `npm start`: loads and validates the configuration, starts the service and stops it cleanly on
  * SIGINT/SIGTERM. A bad configuration ends the process with one line on stderr (exit code 78,
- * EX_CONFIG of sysexits.h) naming the file, the field and what is expected.
+ * EX_CONFIG of sysexits.h) naming the file, the field and what is expected — among them
+ * `NODE_ENV=production` without membership credentials and without `SANDBOX=true`. Sandbox mode is
+ * announced by a warning line and in the start line.
  */
 import { constants } from 'node:os';
 import { createChannelApp, type ChannelApp } from './app.js';
 import { ConfigError, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig, type ChannelConfig } from './config.js';
+import { joinDevLoop } from './lib/dev-loop.js';
 import { createLogger, prettyDestination } from './observability/logger.js';
 
 const EX_CONFIG = 78;
@@ -21,12 +24,18 @@ try {
 
 // JSON lines, unless a developer watches a terminal (NODE_ENV=development and stdout a TTY).
 const pretty = config.graph.development && process.stdout.isTTY ? await prettyDestination() : undefined;
-const logger = createLogger({ level: config.logLevel, ...(pretty && { destination: pretty }) });
+const rootLogger = createLogger({ level: config.logLevel, ...(pretty && { destination: pretty }) });
+// Every line carries a component; the service's own parts get theirs from the app.
+const logger = rootLogger.child({ component: 'main' });
+const { mode } = config.upstream;
 
 if (config.upstream.mode === 'sandbox') {
-  logger.info('sandbox mode: no membership credentials in .env, so the platform sandbox runs in-process and serves test data (see .env.example to connect your channel)');
+  logger.warn(
+    { mode },
+    'sandbox mode: no membership credentials are set, so the platform sandbox runs in-process and every answer is its made-up test data, not a channel\'s (to serve your channel: README.md#setup-for-your-channel)',
+  );
 } else {
-  logger.info(`live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);
+  logger.info({ mode }, `live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);
 }
 
 /**
@@ -72,7 +81,7 @@ process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
 try {
-  app = await createChannelApp(config, { logger });
+  app = await createChannelApp(config, { logger: rootLogger });
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   const listenFailure: Record<string, string> = {
@@ -84,10 +93,27 @@ try {
   process.stderr.write(`could not start: ${reason}\n`);
   process.exit(1);
 }
-logger.info(`channel api listening on ${app.url} (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`);
+logger.info(
+  { mode },
+  `channel api listening on ${app.url} in ${mode} mode (REST: /membership/pledges /video/members /video/stats /healthz, GraphQL: /graphql, live events: /events, overlay: /overlay, operations: /readyz /metrics)`,
+);
 if (app.sandbox !== undefined) logger.info(`sandbox platforms at ${app.sandbox.url} (control: ${app.sandbox.url}/__sandbox/…)`);
+
 // Lines are written in batches (observability/logger.ts): the start-up lines go out now, not with the first batch.
-logger.flush();
+const started = app;
+logger.flush(() =>
+  // Under `npm run dev` (after the lines above: its banner follows them): the URLs for its banner,
+  // and a regenerated SDL is swapped in without a restart.
+  joinDevLoop({
+    urls: [
+      { name: 'GraphQL', url: `${started.url}/graphql` },
+      { name: 'REST', url: `${started.url}/membership/pledges` },
+      { name: 'overlay', url: `${started.url}/overlay` },
+      ...(started.sandbox === undefined ? [] : [{ name: 'sandbox', url: started.sandbox.url }]),
+    ],
+    reloadSchema: started.reloadSchema,
+  }),
+);
 // A signal that came during the start closes the service now that it can be closed.
 if (stoppingSince !== undefined) closeAndExit(app);
 

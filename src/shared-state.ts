@@ -10,7 +10,7 @@ import { createMembershipTokenStore } from './channel/membership-oauth.js';
 import type { SnapshotStoreOptions } from './channel/snapshot-store.js';
 import { createLocalEventJournal, type EventJournal } from './channel/supporter-events.js';
 import type { AuthorizeConfig, ChannelConfig } from './config.js';
-import { MemoryTokenStore, type TokenStore } from './oauth2/index.js';
+import { MemoryTokenStore, type TokenStore } from '@channel-graph/oauth2';
 import type { RedisHealth } from './redis/health.js';
 
 export type { RedisHealth } from './redis/health.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ConfigError, loadConfig } from '../src/config.js';
 import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
@@ -124,7 +124,11 @@ describe('loadConfig', () => {
 
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-function runMain(env: Record<string, string>, stopWhen?: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs src/main.ts in `cwd` with exactly `env` (and PATH). With `whileServing`, once the start line
+ * names the URL, runs it against the server, then sends SIGTERM.
+ */
+function runMain(env: Record<string, string>, whileServing?: (url: string) => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')], {
       cwd,
@@ -133,20 +137,27 @@ function runMain(env: Record<string, string>, stopWhen?: (stdout: string) => boo
     });
     let stdout = '';
     let stderr = '';
-    let stopped = false;
+    let serving = false;
+    let failure: Error | undefined;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      const url = /channel api listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (serving || whileServing === undefined || url === undefined) return;
+      serving = true;
       // One SIGTERM only: a second one means "stop now" (the default action).
-      if (!stopped && stopWhen?.(stdout)) {
-        stopped = true;
-        child.kill('SIGTERM');
-      }
+      void whileServing(url)
+        .catch((error: unknown) => (failure = error instanceof Error ? error : new Error(String(error))))
+        .finally(() => child.kill('SIGTERM'));
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    child.on('close', (code) => (failure === undefined ? resolvePromise({ code, stdout, stderr }) : reject(failure)));
   });
 }
+
+/** The JSON log lines of a run. */
+const logLines = (stdout: string): Array<{ level: number; component?: string; mode?: string; msg: string }> =>
+  stdout.trim().split('\n').map((line) => JSON.parse(line) as { level: number; component?: string; mode?: string; msg: string });
 
 describe('src/main.ts (npm start)', () => {
   it('stops on a bad value with exactly one line naming the file and the field', async () => {
@@ -172,16 +183,54 @@ describe('src/main.ts (npm start)', () => {
     expect(stderr).toBe('configuration error: environment: PORT: expected a port number 0-65535, got "fourthousand"\n');
   });
 
-  it('without credentials says "sandbox mode" in its first log line, serves, and exits 0 on SIGTERM', async () => {
+  it('without credentials (and without NODE_ENV=production) runs on the sandbox and says so: a warning, the start line, /healthz, /readyz, /metrics; exits 0 on SIGTERM', async () => {
     await writeEnv(['PORT=0']);
-    const { code, stdout } = await runMain({}, (out) => out.includes('listening on'));
-    // JSON log lines (pino): the messages in order; upstream fetch lines may come between.
-    const messages = stdout.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
-    expect(messages[0]).toMatch(/^sandbox mode: no membership credentials in \.env/);
-    expect(messages.find((message) => message.startsWith('channel api listening'))).toMatch(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ /);
-    expect(messages.some((message) => message.startsWith('SIGTERM: closing'))).toBe(true);
+    const { code, stdout } = await runMain({}, async (url) => {
+      expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ mode: 'sandbox' });
+      // Ready once every source has its first snapshot.
+      await vi.waitFor(async () => expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', mode: 'sandbox' }), { timeout: 15_000, interval: 50 });
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics.split('\n').filter((line) => line.startsWith('channel_graph_mode{'))).toEqual(['channel_graph_mode{mode="sandbox"} 1']);
+    });
+    // JSON log lines (pino), in order; upstream fetch lines may come between.
+    const lines = logLines(stdout);
+    expect(lines[0]).toMatchObject({ level: 40, component: 'main', mode: 'sandbox', msg: expect.stringMatching(/^sandbox mode: no membership credentials are set, .* made-up test data.*README\.md#setup-for-your-channel/) });
+    expect(lines.find((line) => line.msg.startsWith('channel api listening'))).toMatchObject({
+      component: 'main',
+      mode: 'sandbox',
+      msg: expect.stringMatching(/^channel api listening on http:\/\/127\.0\.0\.1:\d+ in sandbox mode /),
+    });
+    expect(lines.some((line) => line.msg.startsWith('SIGTERM: closing'))).toBe(true);
+    // Every line says which part of the service wrote it: main's own lines too.
+    expect(lines.filter((line) => typeof line.component !== 'string')).toEqual([]);
     // The log is written asynchronously: the line written just before the exit is flushed, not lost.
-    expect(messages.at(-1)).toBe('closed');
+    expect(lines.at(-1)).toMatchObject({ component: 'main', msg: 'closed' });
+    expect(code).toBe(0);
+  });
+
+  it('NODE_ENV=production without credentials refuses to start: exit 78, one line naming them, SANDBOX=true and the setup', async () => {
+    const { code, stdout, stderr } = await runMain({ NODE_ENV: 'production', PORT: '0' });
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      'configuration error: environment (no .env file): MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET: expected values: NODE_ENV=production serves your channel, with its membership credentials (README.md#setup-for-your-channel); SANDBOX=true serves the built-in sandbox\'s test data instead\n',
+    );
+  });
+
+  it('SANDBOX=true with credentials is refused too (exit 78): neither is guessed to win', async () => {
+    await writeEnv(LIVE_ENV);
+    const { code, stderr } = await runMain({ SANDBOX: 'true' });
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/^configuration error: environment: SANDBOX: expected no membership credentials with SANDBOX=true .*\n$/);
+    for (const secret of SECRETS) expect(stderr).not.toContain(secret);
+  });
+
+  it('NODE_ENV=production with SANDBOX=true runs the sandbox, deliberately, and still says so', async () => {
+    await writeEnv(['PORT=0', 'SANDBOX=true']);
+    const { code, stdout } = await runMain({ NODE_ENV: 'production' }, async (url) => {
+      expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ mode: 'sandbox' });
+    });
+    expect(logLines(stdout)[0]).toMatchObject({ level: 40, mode: 'sandbox' });
     expect(code).toBe(0);
   });
 });

@@ -2,11 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type ConfigError, loadAuthorizeConfig, loadConfig } from '../src/config.js';
+import { ConfigError, loadAuthorizeConfig, loadConfig } from '../src/config.js';
 import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
-/** Issue 9 §8: configuration is strict (no silently ignored line or typo) and discreet (no secret, no file content echoed). */
+/** Configuration is strict (no silently ignored line or typo) and discreet (no secret, no file content echoed). */
 let cwd: string;
 
 const LIVE_ENV = [
@@ -117,6 +117,123 @@ describe('.env lines', () => {
   });
 });
 
+describe('npm run authorize without the OAuth client', () => {
+  it('names where the value was looked for, truthfully, and points to the sandbox recipe', async () => {
+    const load = (): unknown => loadAuthorizeConfig({ cwd, env: {}, onWarning: () => undefined });
+    const sandboxRecipe = "(its developer portal shows it; to try the login on the sandbox's test client, see README.md#sandbox-both-platforms-on-your-machine)";
+    expect(load).toThrow(new ConfigError('environment (no .env file)', 'MEMBERSHIP_CLIENT_ID', `expected a value: the OAuth client of the membership platform ${sandboxRecipe}`));
+    await writeFile(join(cwd, '.env'), 'MEMBERSHIP_CLIENT_ID=client-id-value\n');
+    expect(load).toThrow(new ConfigError('.env', 'MEMBERSHIP_CLIENT_SECRET', `expected a value: the OAuth client of the membership platform ${sandboxRecipe}`));
+  });
+});
+
+/**
+ * Sandbox or live, for every combination of NODE_ENV (production or not), the membership credentials
+ * (all, none, some) and SANDBOX (unset, true, false): what `npm start` does — serve in a mode (exit
+ * code 0 at SIGTERM), or stop with one line (exit code 78; test/config.slow.test.ts runs the process).
+ */
+describe('sandbox mode is chosen, never fallen into', () => {
+  const CREDENTIALS = Object.fromEntries(LIVE_ENV.map((line) => line.split('=') as [string, string]));
+  const CREDENTIAL_SETS = {
+    all: CREDENTIALS,
+    none: {},
+    partial: { MEMBERSHIP_CLIENT_ID: 'client-id-value', MEMBERSHIP_CLIENT_SECRET: 'client-secret-value' },
+  };
+  const ALL = 'MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET';
+  const SETUP = 'README.md#setup-for-your-channel';
+  const sandboxWithCredentials = (given: string): string =>
+    `environment: SANDBOX: expected no membership credentials with SANDBOX=true (the sandbox brings its own), but ${given} set: remove them, or unset SANDBOX to serve your channel`;
+  const noCredentials = (because: string): string =>
+    `environment (no .env file): ${ALL}: expected values: ${because} serves your channel, with its membership credentials (${SETUP}); SANDBOX=true serves the built-in sandbox's test data instead`;
+  const partial = (sandboxMode: string): string =>
+    `environment (no .env file): MEMBERSHIP_CAMPAIGN_ID: expected a value: the membership credentials are all set (live mode) or ${sandboxMode}; MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET set`;
+
+  type Outcome = { exitCode: 0; mode: 'sandbox' | 'live' } | { exitCode: 78; line: string };
+  const serves = (mode: 'sandbox' | 'live'): Outcome => ({ exitCode: 0, mode });
+  const stops = (message: string): Outcome => ({ exitCode: 78, line: `configuration error: ${message}` });
+
+  /** What src/main.ts does with the configuration: serve in its mode, or print the ConfigError's line and exit 78. */
+  function startOutcome(env: Record<string, string>): Outcome {
+    try {
+      return serves(loadConfig({ cwd, env, onWarning: () => undefined }).upstream.mode);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return stops(error.message);
+    }
+  }
+
+  beforeEach(async () => {
+    await writeFile(join(cwd, 'members.json'), JSON.stringify(sandboxCredentials().members));
+  });
+
+  const matrix: Array<[nodeEnv: string | undefined, credentials: keyof typeof CREDENTIAL_SETS, sandbox: string | undefined, expected: Outcome]> = [
+    [undefined, 'all', undefined, serves('live')],
+    [undefined, 'all', 'true', stops(sandboxWithCredentials(ALL))],
+    [undefined, 'all', 'false', serves('live')],
+    [undefined, 'none', undefined, serves('sandbox')],
+    [undefined, 'none', 'true', serves('sandbox')],
+    [undefined, 'none', 'false', stops(noCredentials('SANDBOX=false'))],
+    [undefined, 'partial', undefined, stops(partial('all empty (sandbox mode)'))],
+    [undefined, 'partial', 'true', stops(sandboxWithCredentials('MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET'))],
+    [undefined, 'partial', 'false', stops(partial('all empty with SANDBOX=true (sandbox mode)'))],
+    ['production', 'all', undefined, serves('live')],
+    ['production', 'all', 'true', stops(sandboxWithCredentials(ALL))],
+    ['production', 'all', 'false', serves('live')],
+    ['production', 'none', undefined, stops(noCredentials('NODE_ENV=production'))],
+    ['production', 'none', 'true', serves('sandbox')],
+    ['production', 'none', 'false', stops(noCredentials('SANDBOX=false'))],
+    ['production', 'partial', undefined, stops(partial('all empty with SANDBOX=true (sandbox mode)'))],
+    ['production', 'partial', 'true', stops(sandboxWithCredentials('MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET'))],
+    ['production', 'partial', 'false', stops(partial('all empty with SANDBOX=true (sandbox mode)'))],
+    // Any other NODE_ENV is "not production": development (npm run dev), test (vitest), staging.
+    ['development', 'none', undefined, serves('sandbox')],
+    ['test', 'none', undefined, serves('sandbox')],
+    ['staging', 'none', undefined, serves('sandbox')],
+    ['development', 'partial', 'true', stops(sandboxWithCredentials('MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET'))],
+  ];
+
+  it.each(matrix)('NODE_ENV=%s, credentials: %s, SANDBOX=%s', (nodeEnv, credentials, sandbox, expected) => {
+    const env: Record<string, string> = { ...CREDENTIAL_SETS[credentials], ...(nodeEnv !== undefined && { NODE_ENV: nodeEnv }), ...(sandbox !== undefined && { SANDBOX: sandbox }) };
+    const outcome = startOutcome(env);
+    expect(outcome).toEqual(expected);
+    if (outcome.exitCode === 78) {
+      expect(outcome.line).not.toContain('\n');
+      for (const secret of ['client-secret-value', 'webhook-secret-value']) expect(outcome.line).not.toContain(secret);
+    }
+  });
+
+  it('the seed tokens count as credentials: alone they are a partial set, with SANDBOX=true a conflict', () => {
+    const tokens = { MEMBERSHIP_ACCESS_TOKEN: 'access-token-value', MEMBERSHIP_REFRESH_TOKEN: 'refresh-token-value' };
+    expect(startOutcome(tokens)).toEqual(
+      stops('environment (no .env file): MEMBERSHIP_CLIENT_ID: expected a value: the membership credentials are all set (live mode) or all empty (sandbox mode); MEMBERSHIP_ACCESS_TOKEN, MEMBERSHIP_REFRESH_TOKEN set'),
+    );
+    expect(startOutcome({ ...tokens, SANDBOX: 'true' })).toEqual(stops(sandboxWithCredentials('MEMBERSHIP_ACCESS_TOKEN, MEMBERSHIP_REFRESH_TOKEN')));
+  });
+
+  it('empty values are no credentials; NODE_ENV, SANDBOX and the credentials count from .env as from the environment, each named where it is', async () => {
+    // Set, but empty, in the environment: that is where the line sends the reader.
+    expect(startOutcome({ NODE_ENV: 'production', MEMBERSHIP_CLIENT_ID: '', MEMBERSHIP_CLIENT_SECRET: '' })).toEqual(
+      stops(`environment: ${ALL}: expected values: NODE_ENV=production serves your channel, with its membership credentials (${SETUP}); SANDBOX=true serves the built-in sandbox's test data instead`),
+    );
+    await writeFile(join(cwd, '.env'), 'NODE_ENV=production\nMEMBERSHIP_CLIENT_ID=\n');
+    expect(startOutcome({})).toEqual(
+      stops(`.env: ${ALL}: expected values: NODE_ENV=production serves your channel, with its membership credentials (${SETUP}); SANDBOX=true serves the built-in sandbox's test data instead`),
+    );
+    await writeFile(join(cwd, '.env'), 'NODE_ENV=production\nSANDBOX=true\n');
+    expect(startOutcome({})).toEqual(serves('sandbox'));
+    expect(startOutcome(CREDENTIALS)).toEqual(stops(`.env: SANDBOX: expected no membership credentials with SANDBOX=true (the sandbox brings its own), but ${ALL} set: remove them, or unset SANDBOX to serve your channel`));
+  });
+
+  it('SANDBOX takes true/1 or false/0 only', () => {
+    expect(startOutcome({ SANDBOX: '1' })).toEqual(serves('sandbox'));
+    expect(startOutcome({ SANDBOX: 'yes' })).toEqual(stops('environment: SANDBOX: expected true or false, got "yes"'));
+  });
+
+  it('vitest runs the tests with NODE_ENV=test: not production, so every in-process app of the suite may run on the sandbox', () => {
+    expect(process.env.NODE_ENV).toBe('test');
+  });
+});
+
 describe('the source of a bad value', () => {
   it('is the process environment when the value came from it: `environment`, not `.env`', async () => {
     expect(configError({ PORT: 'fourthousand' }).message).toBe('environment: PORT: expected a port number 0-65535, got "fourthousand"');
@@ -130,8 +247,14 @@ describe('the source of a bad value', () => {
     expect(configError({ ENV_FILE: 'prod.env' }).message).toBe('prod.env: PORT: expected a port number 0-65535, got "fourthousand"');
   });
 
-  it('a value missing everywhere is reported against the file it belongs in, even when the file does not exist yet', () => {
+  it('a value missing everywhere is reported against the file it belongs in when the file exists', async () => {
+    await writeFile(join(cwd, '.env'), 'PORT=4001\n');
     expect(configError({ MEMBERSHIP_CLIENT_ID: 'id' }).message).toMatch(/^\.env: MEMBERSHIP_CLIENT_SECRET: expected a value/);
+  });
+
+  it('…and against the environment, saying that there is no file, when it does not', () => {
+    expect(configError({ MEMBERSHIP_CLIENT_ID: 'id' }).message).toMatch(/^environment \(no \.env file\): MEMBERSHIP_CLIENT_SECRET: expected a value/);
+    expect(configError({ MEMBERSHIP_CLIENT_ID: 'id', ENV_FILE: 'prod.env' }).message).toMatch(/^environment \(no prod\.env file\): MEMBERSHIP_CLIENT_SECRET: expected a value/);
   });
 
   it('a secret with a bad value is not echoed', async () => {
@@ -182,5 +305,14 @@ describe('unknown variables with our prefixes', () => {
       write.mockRestore();
     }
     expect(written).toEqual(['configuration warning: environment: GRAPHQL_JITT is not a known setting and is ignored (did you mean GRAPHQL_JIT?)\n']);
+  });
+});
+
+describe('COMPRESSION', () => {
+  it('is on by default; false (or 0) turns it off; anything else is refused', () => {
+    expect(loadConfig({ cwd, env: {} }).compression).toBe(true);
+    expect(loadConfig({ cwd, env: { COMPRESSION: 'false' } }).compression).toBe(false);
+    expect(loadConfig({ cwd, env: { COMPRESSION: '0' } }).compression).toBe(false);
+    expect(configError({ COMPRESSION: 'gzip' }).message).toBe('environment: COMPRESSION: expected true or false, got "gzip"');
   });
 });

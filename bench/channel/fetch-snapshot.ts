@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createMembershipSource } from '../../src/channel/membership.js';
-import { MemoryTokenStore, OAuth2Client, TokenKeeper } from '../../src/oauth2/index.js';
+import { MemoryTokenStore, OAuth2Client, TokenKeeper } from '@channel-graph/oauth2';
 import { sandboxCredentials } from '../../src/sandbox/credentials.js';
 
 const MB = 1024 * 1024;

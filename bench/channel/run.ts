@@ -66,6 +66,7 @@ function medianResult(results: LoadResult[]): LoadResult {
     p50Ms: median(results.map((result) => result.p50Ms)),
     p99Ms: median(results.map((result) => result.p99Ms)),
     requests: sum((result) => result.requests),
+    bytesRead: sum((result) => result.bytesRead),
     non2xx: sum((result) => result.non2xx),
     errors: sum((result) => result.errors),
   };

@@ -109,7 +109,7 @@ const round1 = (value: number): number => Math.round(value * 10) / 10;
 async function startApp(): Promise<{ pid: number; url: string; sandboxUrl: string; stop(): Promise<void> }> {
   const cwd = await mkdtemp(join(tmpdir(), 'bench-events-'));
   // npm start's environment: no channel settings (sandbox mode, production defaults).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(NODE_ENV|EVENTS_\w+|MEMBERSHIP_\w+|VIDEO_\w+|GRAPHQL_\w+|DATA_DIR|PORT|HOST)$/.test(name)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(NODE_ENV|SANDBOX|EVENTS_\w+|MEMBERSHIP_\w+|VIDEO_\w+|GRAPHQL_\w+|DATA_DIR|PORT|HOST)$/.test(name)));
   const child = spawn(process.execPath, ['--max-semi-space-size=8', '--expose-gc', ...(process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]), '--import', import.meta.resolve('tsx'), join(projectRoot, 'bench', 'events', 'server.ts')], {
     cwd,
     env: { ...env, PORT: '0', HOST: '127.0.0.1' },

@@ -37,7 +37,9 @@
  *   large            — tiers and their supporters over SANDBOX_PATRONS=2000 (a 221 KB answer),
  *                      response cache off, 300 requests to warm up and 100 counted: observed, mercurius+jit
  *   issue+cache      — the issue query with the response cache on (`npm start`'s default): observed
- *                      against the floor (issue 10's "cached ≥ 0.7× the floor") and floor/headers
+ *                      against the floor (issue 10's "cached ≥ 0.7× the floor") and floor/headers,
+ *                      and observed/br: the observed server asked for brotli (a hit in a coding, its
+ *                      bytes made once, against an identity hit: "br ÷ identity", within 1.1)
  *   variables+cache  — the variables query with the response cache on: observed, unobserved
  *   rest             — GET /membership/pledges: observed, unobserved, the floor (same bytes: issue 10's
  *                      "warm REST ≥ 0.9× the floor") and floor/headers (the same bytes and headers)
@@ -78,7 +80,11 @@ const keptDumps = process.env.BENCH_CALLGRIND_DIR;
 /** Instructions a request of `BENCH_PROFILE` functions are printed per scenario and target (ours − it); 0, the default, prints none. */
 const profiledFunctions = Number(process.env.BENCH_PROFILE ?? 0);
 
-type TargetName = 'observed' | 'unobserved' | 'mercurius+jit' | 'floor' | 'floor/headers';
+type TargetName = 'observed' | 'observed/br' | 'unobserved' | 'mercurius+jit' | 'floor' | 'floor/headers';
+
+/** `observed/br` is the observed server asked for brotli: the cost of a compressed answer beside an identity one. */
+const serverOf = (target: TargetName): string => (target === 'observed/br' ? 'observed' : target);
+const acceptEncodingOf = (target: TargetName): string | undefined => (target === 'observed/br' ? 'br' : undefined);
 
 interface Scenario {
   name: 'issue' | 'variables' | 'large' | 'issue+cache' | 'variables+cache' | 'rest';
@@ -107,7 +113,7 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'mercurius+jit'] },
   { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'mercurius+jit'] },
   { name: 'large', responseCache: false, method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: LARGE_QUERY })], patrons: 2000, ...sized(300, 100), targets: ['observed', 'mercurius+jit'] },
-  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'floor', 'floor/headers'] },
+  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'observed/br', 'floor', 'floor/headers'] },
   { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved'] },
   { name: 'rest', responseCache: false, method: 'GET', path: '/membership/pledges', ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'floor', 'floor/headers'] },
 ];
@@ -118,19 +124,21 @@ const run = promisify(execFile);
 const SERVER = join(dirname(fileURLToPath(import.meta.url)), 'server.mjs');
 
 /** Sends `count` requests of the scenario one after another on one keep-alive connection; each must answer 200. */
-async function send(url: string, scenario: Scenario, count: number): Promise<void> {
+async function send(url: string, scenario: Scenario, count: number, acceptEncoding: string | undefined): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL(scenario.path, url);
   try {
     for (let i = 0; i < count; i += 1) {
       const body = scenario.bodies?.[i % scenario.bodies.length];
-      const outgoing = request(target, { method: scenario.method, agent, ...(body !== undefined && { headers: { ...GRAPH_HEADERS, 'content-length': Buffer.byteLength(body) } }) });
+      const headers = { ...(acceptEncoding !== undefined && { 'accept-encoding': acceptEncoding }), ...(body !== undefined && { ...GRAPH_HEADERS, 'content-length': Buffer.byteLength(body) }) };
+      const outgoing = request(target, { method: scenario.method, agent, headers });
       outgoing.setTimeout(DEADLINE_MS, () => outgoing.destroy(new Error(`${scenario.name}: no answer from ${target.href} within ${DEADLINE_MS} ms`)));
       outgoing.end(body);
       const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
       response.resume();
       await once(response, 'end');
       if (response.statusCode !== 200) throw new Error(`${scenario.name}: HTTP ${response.statusCode} from ${target.href}`);
+      if (response.headers['content-encoding'] !== acceptEncoding) throw new Error(`${scenario.name}: asked for ${acceptEncoding ?? 'no coding'}, got ${response.headers['content-encoding'] ?? 'none'}`);
     }
   } finally {
     agent.destroy();
@@ -157,7 +165,7 @@ async function countInstructions(startFlags: readonly string[], target: TargetNa
   const outDir = await mkdtemp(join(keptDumps ?? tmpdir(), `bench-instructions-${scenario.name}-${target.replace('/', '-')}-`));
   const child = spawn(
     'valgrind',
-    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...startFlags, '--no-memory-reducer', ...(profiledFunctions > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(outDir, 'v8.log')}`] : []), SERVER, target],
+    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...startFlags, '--no-memory-reducer', ...(profiledFunctions > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(outDir, 'v8.log')}`] : []), SERVER, serverOf(target)],
     {
       env: {
         ...process.env,
@@ -171,9 +179,9 @@ async function countInstructions(startFlags: readonly string[], target: TargetNa
   );
   try {
     const { url } = await nextMessage<{ url: string }>(child);
-    await send(url, scenario, scenario.warmup);
+    await send(url, scenario, scenario.warmup, acceptEncodingOf(target));
     await callgrindControl('-z', child);
-    await send(url, scenario, scenario.requests);
+    await send(url, scenario, scenario.requests, acceptEncodingOf(target));
     await callgrindControl('-d', child);
     // One dump per thread: callgrind.out.1-01 (the main thread), -02…
     const dumps = (await readdir(outDir)).filter((name) => /^callgrind\.out\.1-\d+$/.test(name)).sort();
@@ -232,6 +240,7 @@ const times = (other: { lowest: number } | undefined, ours: { lowest: number }):
 const rows = scenarios.flatMap((scenario) =>
   (['all', 'main'] as const).map((thread) => {
     const observed = range(scenario, 'observed', thread) as { lowest: number; highest: number };
+    const inBrotli = range(scenario, 'observed/br', thread);
     const unobserved = range(scenario, 'unobserved', thread);
     const mercurius = range(scenario, 'mercurius+jit', thread);
     const floor = range(scenario, 'floor', thread);
@@ -241,6 +250,7 @@ const rows = scenarios.flatMap((scenario) =>
       responseCache: scenario.responseCache,
       threads: thread,
       observed,
+      ...(inBrotli && { inBrotli, brotliOverIdentity: Number((inBrotli.lowest / observed.lowest).toFixed(3)) }),
       ...(unobserved && {
         unobserved,
         overheadInstructions: observed.lowest - unobserved.lowest,
@@ -257,11 +267,13 @@ const shown = (range: { lowest: number; highest: number } | undefined): string =
 const fixed = (value: number | undefined): string => (value === undefined ? '' : value.toFixed(2));
 console.log(
   formatTable(
-    ['scenario', 'threads', 'ours', 'unobserved', 'observation', `share (≤ ${OVERHEAD_TARGET * 100} %)`, 'mercurius+jit', '× mercurius', 'floor', '× floor', 'floor/headers', '× floor/headers'],
+    ['scenario', 'threads', 'ours', 'ours in br', 'br ÷ identity', 'unobserved', 'observation', `share (≤ ${OVERHEAD_TARGET * 100} %)`, 'mercurius+jit', '× mercurius', 'floor', '× floor', 'floor/headers', '× floor/headers'],
     rows.map((row) => [
       row.scenario,
       row.threads,
       shown(row.observed),
+      shown(row.inBrotli),
+      fixed(row.brotliOverIdentity),
       shown(row.unobserved),
       row.overheadInstructions === undefined ? '' : String(row.overheadInstructions),
       row.overhead === undefined ? '' : `${(row.overhead * 100).toFixed(1)} %`,

@@ -6,7 +6,7 @@
  * - `runLoad(options): Promise<LoadResult>` (load.ts) — autocannon in a child process against
  *   `options.url` with `method` (GET), `body`, `headers`, `connections` (10), `durationSeconds` (10),
  *   `warmupSeconds` (2, unmeasured), `pipelining` (1). Returns `{ requestsPerSecond, p50Ms, p99Ms,
- *   requests, non2xx, errors }`; throws if any response was non-2xx or any request failed.
+ *   requests, bytesRead, non2xx, errors }`; throws if any response was non-2xx or any request failed.
  * - `listen(serverOrHandler, options?): Promise<Listening>` (src/lib/listen.ts) — listens a
  *   `node:http` server or a request listener (a yoga instance works) on 127.0.0.1:0; `Listening` is
  *   `{ url /* http://127.0.0.1:PORT *\/, close() }`.

@@ -45,6 +45,8 @@ export interface LoadResult {
   p99Ms: number;
   /** Requests completed in the measured window. */
   requests: number;
+  /** Bytes received in the measured window, heads and bodies as they came over the wire. */
+  bytesRead: number;
   /** Responses outside 2xx, and socket errors/timeouts. */
   non2xx: number;
   errors: number;
@@ -54,6 +56,7 @@ export interface LoadResult {
 interface AutocannonReport {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
+  throughput: { total: number };
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -102,6 +105,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50Ms: report.latency.p50,
     p99Ms: report.latency.p99,
     requests: report.requests.total,
+    bytesRead: report.throughput.total,
     non2xx: report.non2xx,
     errors: report.errors + report.timeouts,
   };

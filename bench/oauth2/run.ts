@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import ky from 'ky';
-import { AccessToken, OAuth2Client } from '../../src/oauth2/index.js';
-import { createTransport } from '../../src/oauth2/transport.js';
+import { AccessToken, OAuth2Client } from '@channel-graph/oauth2';
+import { createTransport } from '../../packages/oauth2/src/transport.js';
 import { formatTable, ratio, saveResults } from '../lib/index.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
@@ -49,7 +49,7 @@ const server = await startServerProcess();
 const resource = `${server.url}/resource`;
 const client = new OAuth2Client('bench-client', 'bench-secret', { site: server.url });
 const token = new AccessToken(client, 'bench-access-token');
-/** ky on the library's own transport (undici 7 fetch + dispatcher): isolates the library layer above ky. */
+/** ky on the library's own transport (the default pool: the global fetch): isolates the library layer above ky. */
 const transport = createTransport({});
 
 const candidates: Record<string, () => Promise<unknown>> = {

@@ -76,6 +76,7 @@ async function loadAll(replicas: Replica[], scenario: Scenario): Promise<LoadRes
     p50Ms: Math.max(...results.map((result) => result.p50Ms)),
     p99Ms: Math.max(...results.map((result) => result.p99Ms)),
     requests: results.reduce((sum, result) => sum + result.requests, 0),
+    bytesRead: results.reduce((sum, result) => sum + result.bytesRead, 0),
     non2xx: 0,
     errors: 0,
   };

@@ -1,17 +1,17 @@
 /**
  * A downstream app of channel-graph, without React: urql with its normalized cache (graphcache),
  * running the package's typed operations. Everything it needs comes from the package:
- * - `channel-graph/graphql`: the operations as typed documents (result and variable types inferred);
- * - `channel-graph/graphql/cache`: the schema introspection graphcache needs to resolve fragments on
+ * - `@channel-graph/client/graphql`: the operations as typed documents (result and variable types inferred);
+ * - `@channel-graph/client/graphql-cache`: the schema introspection graphcache needs to resolve fragments on
  *   the `Supporter` interface to `Patron` or `ChannelMember`.
  *
- * In an app: `npm install channel-graph @urql/core @urql/exchange-graphcache graphql`. Here:
+ * In an app: `npm install @channel-graph/client @urql/core @urql/exchange-graphcache graphql`. Here:
  * `npm start` in one terminal, `npx tsx examples/downstream/main.ts [graph URL]` in another.
  */
 import { Client, fetchExchange, type AnyVariables, type TypedDocumentNode } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
-import { ChannelStatisticsDocument, SupportersDocument, TopSupporterDocument } from 'channel-graph/graphql';
-import { schema } from 'channel-graph/graphql/cache';
+import { ChannelStatisticsDocument, SupportersDocument, TopSupporterDocument } from '@channel-graph/client/graphql';
+import { schema } from '@channel-graph/client/graphql-cache';
 
 const url = process.argv[2] ?? 'http://localhost:4000/graphql';
 

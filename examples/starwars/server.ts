@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { MissingResolvers } from '../../src/graphql/resolver-coverage.js';
-import { createGraphServer } from '../../src/graphql/server.js';
+import { createGraphServer, type ReloadSchema } from '../../src/graphql/server.js';
 import { createStarWarsData, type StarWarsContext, type StarWarsData } from './context.js';
 import { resolvers } from './resolvers.js';
 
@@ -23,6 +23,8 @@ export interface StarWarsServerOptions {
   logging?: boolean;
   /** A schema field without a resolver: `error` (default) refuses to start, `warn` prints it and serves null. */
   missingResolvers?: MissingResolvers;
+  /** Development: given what serves the SDL as it is now, without a restart (default: the start-up schema for good). */
+  onReloadSchema?: (reload: ReloadSchema) => void;
 }
 
 export type StarWarsServer = YogaServerInstance<Record<string, never>, StarWarsContext>;
@@ -37,5 +39,6 @@ export function createStarWarsServer(options: StarWarsServerOptions = {}): StarW
     graphiql: options.graphiql ?? true,
     logging: options.logging ?? false,
     missingResolvers: options.missingResolvers ?? 'error',
+    ...(options.onReloadSchema && { onReloadSchema: options.onReloadSchema }),
   });
 }

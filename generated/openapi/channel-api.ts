@@ -41,8 +41,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Per source, the snapshot's age, whether it is stale and the last upstream error.
-         * @description Always 200 while the process serves; `status` is `degraded` when a source has no snapshot or a stale one, or Redis (REDIS_URL) is unreachable.
+         * Per source, the snapshot's age, whether it is stale and the last upstream error; and whether the data is a channel's or the sandbox's.
+         * @description Always 200 while the process serves; `status` is `degraded` when a source has no snapshot or a stale one, or Redis (REDIS_URL) is unreachable. `mode` is `sandbox` while the built-in platform sandbox supplies made-up data.
          */
         get: operations["getHealth"];
         put?: never;
@@ -181,6 +181,7 @@ export type components = {
         /** @description Id of an event of /events (a decimal integer; ids increase). */
         EventId: string;
         Health: {
+            mode?: components["schemas"]["Mode"];
             redis?: components["schemas"]["RedisHealth"];
             sources: {
                 membership: components["schemas"]["SourceHealth"];
@@ -203,7 +204,16 @@ export type components = {
         };
         /** @enum {string} */
         MembershipWebhookEvent: "members:pledge:create" | "members:pledge:update" | "members:pledge:delete";
+        /**
+         * @description Where the data comes from. `live`: the platforms, with the configured membership
+         *     credentials. `sandbox`: the built-in platform sandbox, made-up test data (no credentials set;
+         *     chosen with SANDBOX=true, or by default unless NODE_ENV=production). The service always
+         *     sends it; optional in the schema because releases before it did not.
+         * @enum {string}
+         */
+        Mode: "live" | "sandbox";
         NotReady: {
+            mode?: components["schemas"]["Mode"];
             /**
              * @description What the process waits for (the sources without a snapshot), or `shutting down`.
              * @example waiting for the first snapshot of video, stats
@@ -226,6 +236,7 @@ export type components = {
             type: string;
         };
         Ready: {
+            mode?: components["schemas"]["Mode"];
             /** @constant */
             status: "ready";
         };
@@ -388,7 +399,7 @@ export type components = {
     headers: {
         /** @description The methods the path supports (RFC 9110 §10.2.1). */
         Allow: string;
-        /** @description Strong validator of the body (RFC 9110 §8.8.3); send it back in If-None-Match. */
+        /** @description Strong validator of the representation (RFC 9110 §8.8.3); send it back in If-None-Match. A compressed body (Content-Encoding) has its own, the identity tag with `-<coding>` inside the quotes; If-None-Match naming the current body in any coding is answered 304. */
         ETag: string;
         /** @description Seconds after which the upstream is tried again (RFC 9110 §10.2.3). */
         RetryAfter: number;

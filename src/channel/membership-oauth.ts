@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type { MembershipSettings } from '../config.js';
-import { FileTokenStore, OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenKeeperOptions, type TokenStore } from '../oauth2/index.js';
+import { FileTokenStore, OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenKeeperOptions, type TokenStore } from '@channel-graph/oauth2';
+import { undiciPool } from '@channel-graph/oauth2/undici';
 
 /** The token file under DATA_DIR: the rotated refresh token survives a restart there. */
 export const MEMBERSHIP_TOKEN_FILE = 'membership-token.json';
@@ -21,13 +22,18 @@ export const MEMBERSHIP_SCOPES = 'identity campaigns campaigns.members';
 
 type ClientSettings = Pick<MembershipSettings, 'apiBase' | 'clientId' | 'clientSecret'>;
 
-/** The platform authenticates the client with id and secret in the form body (RFC 6749 §2.3.1). */
+/**
+ * The platform authenticates the client with id and secret in the form body (RFC 6749 §2.3.1). The
+ * client has a connection pool of its own (undici), so that closing the app closes its sockets to
+ * the platform at once instead of leaving them to the global pool's keep-alive.
+ */
 export function createMembershipOAuthClient(settings: ClientSettings, options: Pick<OAuth2ClientOptions, 'redirectUri' | 'connection' | 'logger'> = {}): OAuth2Client {
   return new OAuth2Client(settings.clientId, settings.clientSecret, {
     site: settings.apiBase,
     ...MEMBERSHIP_OAUTH_ENDPOINTS,
     authScheme: 'request_body',
     ...options,
+    connection: { pool: undiciPool(), ...options.connection },
   });
 }
 

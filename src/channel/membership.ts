@@ -5,8 +5,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { TokenKeeper } from '../oauth2/index.js';
-import { OAuth2AbortError, OAuth2Error, OAuth2NoTokenError, OAuth2TimeoutError } from '../oauth2/index.js';
+import type { TokenKeeper } from '@channel-graph/oauth2';
+import { OAuth2AbortError, OAuth2Error, OAuth2NoTokenError, OAuth2TimeoutError } from '@channel-graph/oauth2';
 import {
   ResourceIndex, collectionDocumentSchema, relatedMany, relatedOne, singleDocumentSchema, type CollectionDocument, type ResourceObject,
 } from './jsonapi.js';

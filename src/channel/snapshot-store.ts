@@ -1,5 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { removeTemporaryFiles } from '../lib/atomic-file.js';
+import { removeTemporaryFiles } from '@channel-graph/oauth2/atomic-file';
 import type { MembershipChange } from './membership.js';
 import type { RefreshLease, SharedSnapshots, StoredSnapshotText } from './shared-snapshots.js';
 import { SOURCE_NAMES, type SourceName } from './source-names.js';
@@ -46,11 +47,23 @@ export interface SnapshotWrite {
   current: SourceSnapshots[SourceName];
 }
 
+/** What changed of a source's snapshot since listeners were last told (or since it was loaded at start). */
+export interface SnapshotChange {
+  /**
+   * Its data other than `fetchedAt`: supporters, tiers, the subscriber count (always true for a
+   * source's first snapshot). False for a refresh that brought the same data again.
+   */
+  content: boolean;
+  /** Whether it is stale. */
+  staleness: boolean;
+}
+
 /**
  * Told the source whose snapshot changed; `written` when this process wrote the change (refresh or
- * webhook here), absent when it came from another process or only the staleness changed.
+ * webhook here), absent when it came from another process or only the staleness changed; `change`
+ * says what changed. A refresh that brings the same data still calls it: `fetchedAt` is served.
  */
-export type SnapshotChangeListener = (source: SourceName, written?: SnapshotWrite) => void;
+export type SnapshotChangeListener = (source: SourceName, written: SnapshotWrite | undefined, change: SnapshotChange) => void;
 
 export interface SourceHealth {
   fetchedAt: string | null;
@@ -128,6 +141,8 @@ interface SourceState<T> {
   changedElsewhereDuringFetch: boolean;
   /** Shared mode: reads of the shared snapshot, one after another. */
   pulls: Promise<void>;
+  /** The snapshot and staleness listeners were last told of (or loaded at start): what a change is measured against. */
+  told: { snapshot: T | null; stale: boolean };
 }
 
 type States = { [K in SourceName]: SourceState<SourceSnapshots[K]> };
@@ -139,8 +154,13 @@ function describeError(error: unknown): string {
 function emptyState<T>(): SourceState<T> {
   return {
     snapshot: null, stale: false, lastError: null, inflight: null, changesDuringFetch: null, writes: Promise.resolve(),
-    version: 0, changedElsewhereDuringFetch: false, pulls: Promise.resolve(),
+    version: 0, changedElsewhereDuringFetch: false, pulls: Promise.resolve(), told: { snapshot: null, stale: false },
   };
+}
+
+/** Whether two snapshots of a source hold the same data, whenever each was fetched. */
+function sameContent<T extends { fetchedAt: string }>(a: T, b: T): boolean {
+  return a === b || isDeepStrictEqual({ ...a, fetchedAt: b.fetchedAt }, b);
 }
 
 function upsertById<T extends { id: string }>(list: readonly T[], items: readonly T[]): T[] {
@@ -305,6 +325,7 @@ export class SnapshotStore {
       if (snapshot === null || state.snapshot !== null) return;
       state.snapshot = snapshot;
       state.stale = this.#olderThanInterval(snapshot);
+      state.told = { snapshot, stale: state.stale };
     } catch (error) {
       this.#logger.warn(`snapshot store: ignoring the stored ${source} snapshot: ${describeError(error)}`);
     }
@@ -500,10 +521,17 @@ export class SnapshotStore {
       });
   }
 
-  #emit(source: SourceName, written?: SnapshotWrite): void {
+  #emit<K extends SourceName>(source: K, written?: SnapshotWrite): void {
+    const state: SourceState<SourceSnapshots[K]> = this.#states[source];
+    const { told } = state;
+    const change: SnapshotChange = {
+      content: state.snapshot !== null && (told.snapshot === null || !sameContent(told.snapshot, state.snapshot)),
+      staleness: told.stale !== state.stale,
+    };
+    state.told = { snapshot: state.snapshot, stale: state.stale };
     for (const listener of this.#listeners) {
       try {
-        listener(source, written);
+        listener(source, written, change);
       } catch (error) {
         this.#logger.error(`snapshot store: a change listener failed: ${describeError(error)}`);
       }

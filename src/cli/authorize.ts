@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
 import { createMembershipKeeper, createMembershipOAuthClient, MEMBERSHIP_SCOPES } from '../channel/membership-oauth.js';
 import { type AuthorizeConfig, ConfigError, loadAuthorizeConfig } from '../config.js';
-import { AccessToken, createPkce, OAuth2BaseError, OAuth2Error, type OAuth2Client, type TokenStore } from '../oauth2/index.js';
+import { AccessToken, createPkce, OAuth2BaseError, OAuth2Error, type OAuth2Client, type TokenStore } from '@channel-graph/oauth2';
 import { type LoginTokenStores, openLoginTokenStores } from '../shared-state.js';
 
 export const EXIT_OK = 0;

@@ -8,11 +8,14 @@ import { createChannelGraphContext, createSnapshotIndexes, type ChannelGraphCont
 import type { GraphSettings } from './graph-settings.js';
 import type { ExecutionObserver } from './execution-observer.js';
 import { createGraphiQLAssets } from './graphiql-assets.js';
+import { useGraphiQLOffPage } from './graphiql-off.js';
 import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createDocumentCache } from './document-cache.js';
 import { acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, withReadBody, writeAnswer, type AnswerRequest } from './graph-answers.js';
+import { useCompressedAnswers } from './compressed-answers.js';
+import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import type { Execution } from './jit.js';
 import { createPreparedOperations } from './prepared-operations.js';
 import { requestBodyLimitFor, requestHeadLimitFor } from './document-limit.js';
@@ -21,12 +24,13 @@ import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
-import { createGraphServer } from './server.js';
+import { createGraphServer, type ReloadSchema } from './server.js';
 import { CODEGEN_PERSISTED_DOCUMENTS, useTrustedDocuments, type PersistedDocuments } from './trusted-documents.js';
 
 export { DEFAULT_GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graph-settings.js';
 export { PERSISTED_DOCUMENTS_PATH } from './trusted-documents.js';
 export { UPSTREAM_UNAVAILABLE } from './upstream-error.js';
+export type { ReloadSchema } from './server.js';
 
 /** schema/ at the package root: two levels up from src/graphql/, three from dist/src/graphql/. */
 const SCHEMA_DIR = [new URL('../../schema', import.meta.url), new URL('../../../schema', import.meta.url)]
@@ -84,6 +88,16 @@ export interface ChannelGraphOptions {
    * it is worth (bench/graph).
    */
   preparedOperations?: boolean;
+  /**
+   * Development only (default false): the handler gets `reloadSchema()`, which serves the SDL under
+   * schema/ as it is now without a restart (server.ts `onReloadSchema`). Off, nothing of it is built.
+   */
+  reloadableSchema?: boolean;
+  /**
+   * How answers are compressed (src/lib/compression.ts): yoga's own answers, the prepared ones, the
+   * response cache's (each kept answer once per coding) and GraphiQL's files. Default never.
+   */
+  compression?: Compression;
 }
 
 /** Where the graph is served. */
@@ -130,6 +144,8 @@ interface GraphWithExecution {
   execution: Execution | undefined;
   documentOf: (text: string) => DocumentNode | undefined;
   context: () => ChannelGraphContext;
+  /** With `reloadableSchema`: serves the SDL as it is now (server.ts). */
+  reloadSchema: ReloadSchema | undefined;
 }
 
 function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecution {
@@ -138,7 +154,8 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
   // The graph's own log (when none is given) is closed with the graph.
   const ownEvents = options.events === undefined ? new ChannelEventLog({ store }) : undefined;
   const events: ChannelEvents = options.events ?? (ownEvents as ChannelEventLog);
-  const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT) : undefined;
+  const compression = options.compression ?? NO_COMPRESSION;
+  const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT, { codings: compression.codings }) : undefined;
   const plugins: GraphPlugin[] = [
     ...(options.limits === false ? [] : useLimits(settings)),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
@@ -146,7 +163,7 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     useStreamedResponses(),
     // After the plugins that refuse a subscription: one execution per distinct subscription.
     createSharedSubscriptions().plugin,
-    ...(graphiql ? [graphiql.plugin] : []),
+    graphiql ? graphiql.plugin : useGraphiQLOffPage(GRAPHQL_ENDPOINT),
     {
       onDispose: () => {
         indexes.close();
@@ -154,12 +171,15 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
       },
     },
     ...(options.plugins ?? []),
+    // Last: it compresses what every other plugin has answered.
+    ...(compression.codings.length > 0 ? [useCompressedAnswers(compression)] : []),
   ].map(withAnyContext);
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
   const documentCache = createDocumentCache();
   const context = (): ChannelGraphContext => createChannelGraphContext(store, indexes);
   let execution: Execution | undefined;
+  let reloadSchema: ReloadSchema | undefined;
   const graph = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
     resolvers: createChannelResolvers(indexes, events),
@@ -177,13 +197,18 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     maskedErrors: settings.maskErrors,
     // A field added to the SDL without a resolver: production refuses to start, development warns.
     missingResolvers: settings.development ? 'warn' : 'error',
+    ...(options.reloadableSchema === true && {
+      onReloadSchema: (made: ReloadSchema) => {
+        reloadSchema = made;
+      },
+    }),
     extraParamNames: ['documentId'],
     graphiql: graphiql ? { title: 'Channel graph', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     ...(graphiql && { renderGraphiQL: graphiql.render }),
     landingPage: false,
     ...(options.logger && { logging: options.logger }),
   });
-  return { graph, execution, documentOf: documentCache.documentOf, context };
+  return { graph, execution, documentOf: documentCache.documentOf, context, reloadSchema };
 }
 
 /** What the app mounts at /graphql: the graph, behind the response cache when it is on. */
@@ -195,6 +220,12 @@ export interface ChannelGraphHandler {
    * a document of the maximum size (and one over it is answered 414 with a GraphQL error).
    */
   maxHeaderBytes: number;
+  /**
+   * With `reloadableSchema` (development): serves the SDL as it is now, keeping the process, the
+   * store and open subscriptions; the cached answers of the old schema are dropped. Throws, and the
+   * served schema stays, when the SDL does not build (or a resolver names a field it lacks).
+   */
+  reloadSchema?: ReloadSchema;
   dispose(): Promise<void>;
 }
 
@@ -205,16 +236,17 @@ export interface ChannelGraphHandler {
  */
 export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
   const { settings, store } = options;
+  const compression = options.compression ?? NO_COMPRESSION;
   const maxHeaderBytes = requestHeadLimitFor(settings.maxDocumentBytes);
   const maxRequestBytes = requestBodyLimitFor(settings.maxDocumentBytes);
   const cache = settings.responseCache
-    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
+    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, compression, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
     : undefined;
   // Per-request plugins given by the caller (a tracer's spans) would be skipped by a prepared answer.
   const prepare = (options.preparedOperations ?? true) && settings.jit && (options.plugins ?? []).length === 0;
   const yogaAnswers = cache === undefined && prepare ? createYogaAnswers() : undefined;
   const answersPlugin = cache?.plugin ?? yogaAnswers?.plugin;
-  const { graph, execution, documentOf, context } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
+  const { graph, execution, documentOf, context, reloadSchema } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
   const passThrough = (request: IncomingMessage, response: ServerResponse): void => void graph.requestListener(request, response);
   const onError = (error: unknown): void => graph.logger.error(error);
   // Requests made with yoga's own fetch classes: its parser reads their string body without a web stream.
@@ -230,8 +262,8 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
     const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
     const answerAndWrite = (request: IncomingMessage, response: ServerResponse, body: Buffer): void | Promise<void> => {
       const answered = answer(request, body);
-      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(response, settled));
-      writeAnswer(response, answered);
+      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(request, response, settled, compression));
+      writeAnswer(request, response, answered, compression);
     };
     requestListener = withReadBody(preparable, maxRequestBytes, answerAndWrite, passThrough, onError);
   }
@@ -239,6 +271,13 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
     graph,
     requestListener: withValidHost(requestListener),
     maxHeaderBytes,
+    ...(reloadSchema !== undefined && {
+      reloadSchema: () => {
+        const result = reloadSchema();
+        if (result === 'swapped') cache?.clear();
+        return result;
+      },
+    }),
     async dispose() {
       cache?.close();
       await graph.dispose();

@@ -18,7 +18,8 @@ import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
  * - a cached document is found by its text (a Map lookup: no hash is computed on the hot path; the
  *   text is held by the parsed document's location anyway, and weighed) and skips parsing and every
  *   validation rule, limits included: the schema and the rules are fixed for the server's lifetime,
- *   so a document that validated once always does.
+ *   so a document that validated once always does (a development server that swaps its schema
+ *   clears the cache with it).
  */
 export interface DocumentCacheOptions {
   /** Documents kept at most. */
@@ -55,6 +56,8 @@ export interface DocumentCache {
   charge(entry: CachedDocument, bytes: number): void;
   /** Entries and summed weight held (for tests and benchmarks). */
   stats(): { entries: number; bytes: number };
+  /** Forgets every document: the schema they were validated against was replaced (development). */
+  clear(): void;
 }
 
 function countTokens(document: DocumentNode): number {
@@ -80,8 +83,11 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
   const lru = new LRUCache<string, Slot>({ max: bounds.maxEntries, maxSize: bounds.maxBytes, sizeCalculation: (slot) => slot.bytes });
   /** SHA-256 of valid documents seen once: bounded by count (4,000 keys of 44 characters, ~0.5 MB, at the defaults). */
   const admit = createSecondOccurrenceGate(SEEN_KEYS_PER_ENTRY * bounds.maxEntries);
-  /** Text (the cache key) of each document object that was cached (stale once evicted: checked against the LRU). */
-  const keys = new WeakMap<DocumentNode, string>();
+  /**
+   * Text (the cache key) of each document object that was cached (stale once evicted: checked against
+   * the LRU). A new map on `clear()`: a document parsed before it must be validated again.
+   */
+  let keys = new WeakMap<DocumentNode, string>();
   /** Text of documents parsed this request, until they validate. */
   const parsed = new WeakMap<DocumentNode, string>();
 
@@ -134,5 +140,9 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
       if (slot !== undefined) lru.set(keys.get(entry.document) as string, { entry, bytes: slot.bytes + bytes });
     },
     stats: () => ({ entries: lru.size, bytes: lru.calculatedSize }),
+    clear() {
+      lru.clear();
+      keys = new WeakMap();
+    },
   };
 }

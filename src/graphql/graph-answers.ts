@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, OperationTypeNode, type ExecutionArgs } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { readRequestBody } from '../lib/body.js';
+import { NO_COMPRESSION, writeNegotiated, type Compression } from '../lib/compression.js';
 
 /** A GraphQL answer, ready to write or to keep. */
 export interface GraphAnswer {
@@ -176,10 +177,14 @@ export function utf8Bytes(text: string): Buffer {
   return slab.subarray(start, start + length);
 }
 
-export function writeAnswer(response: ServerResponse, answer: GraphAnswer): void {
+/**
+ * Writes an answer made for this request (a prepared answer, or one of yoga's not kept by the
+ * response cache): compressed at the fast level when the request accepts a coding (compression.ts;
+ * above 64 KiB on the thread pool).
+ */
+export function writeAnswer(request: IncomingMessage, response: ServerResponse, answer: GraphAnswer, compression: Compression = NO_COMPRESSION): void {
   const bytes = typeof answer.body === 'string' ? utf8Bytes(answer.body) : answer.body;
-  response.writeHead(answer.status, [...(answer.flatHeaders ?? flatten(answer.headers)), 'content-length', String(bytes.length)]);
-  response.end(bytes);
+  writeNegotiated(request, response, compression, answer.status, answer.flatHeaders ?? flatten(answer.headers), bytes, answer.headers.get('content-type'));
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
  * The channel graph's plugin settings: each has a documented default and an environment override,
  * declared once in GRAPH_SETTINGS (the README's table is checked against it). Production behaviour is the default: development (stack
- * traces, field suggestions, GraphiQL) is chosen explicitly with `NODE_ENV=development`.
+ * traces, GraphiQL) is chosen explicitly with `NODE_ENV=development` (src/lib/node-env.ts).
  */
+import { isDevelopment } from '../lib/node-env.js';
 import { boolean, type Environment, integer, readSettings, text, type Variables } from '../lib/settings.js';
 
 export interface GraphSettings {
   /**
    * `NODE_ENV=development` (default false: any other value, or none, is production). Development adds
-   * the original error (message and stack) to masked errors, keeps "Did you mean …?" suggestions and
-   * turns GraphiQL on.
+   * the original error (message and stack) to masked errors and turns GraphiQL on.
    */
   development: boolean;
   /** `GRAPHQL_MASK_ERRORS` (default: not development). Unexpected errors become "Unexpected error.". */
@@ -41,20 +41,23 @@ export interface GraphSettings {
   maxCost: number;
 }
 
-const isDevelopment = (variables: Environment): boolean => variables.NODE_ENV === 'development';
+const inDevelopment = (variables: Environment): boolean => isDevelopment(variables.NODE_ENV);
 
 /** Each setting once: variable, parse, default, description. The README's table is checked against it. */
 export const GRAPH_SETTINGS = {
-  nodeEnv: text({ name: 'NODE_ENV', default: 'production', description: '`development` chooses development mode (error details, suggestions, GraphiQL); anything else is production.' }),
+  nodeEnv: text({
+    name: 'NODE_ENV',
+    description: '`development` chooses development mode (error details, GraphiQL); anything else, or none, is production; `production` also refuses to start on the sandbox unless SANDBOX=true.',
+  }),
   maskErrors: boolean({
     name: 'GRAPHQL_MASK_ERRORS',
-    default: { documented: '`true`, `false` in development', from: (variables) => !isDevelopment(variables) },
+    default: { documented: '`true`, `false` in development', from: (variables) => !inDevelopment(variables) },
     description: 'Unexpected errors become "Unexpected error.".',
   }),
   trustedDocumentsOnly: boolean({ name: 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY', default: false, description: 'Only documents of the codegen manifest run.' }),
   responseCache: boolean({ name: 'GRAPHQL_RESPONSE_CACHE', default: true, description: 'Whole responses cached until a snapshot changes.' }),
   responseCacheTtlSeconds: integer({ name: 'GRAPHQL_RESPONSE_CACHE_TTL_SECONDS', min: 1, default: 300, description: 'Upper bound on a cached response\'s life.' }),
-  graphiql: boolean({ name: 'GRAPHQL_GRAPHIQL', default: { documented: '`false`, `true` in development', from: isDevelopment }, description: 'GraphiQL on GET /graphql from a browser.' }),
+  graphiql: boolean({ name: 'GRAPHQL_GRAPHIQL', default: { documented: '`false`, `true` in development', from: inDevelopment }, description: 'GraphiQL on GET /graphql from a browser.' }),
   jit: boolean({ name: 'GRAPHQL_JIT', default: true, description: 'Compile queries with graphql-jit.' }),
   maxDocumentBytes: integer({ name: 'GRAPHQL_MAX_DOCUMENT_BYTES', min: 1, default: 64 * 1024, description: 'Largest document (UTF-8 bytes), refused before it is lexed.' }),
   maxDepth: integer({ name: 'GRAPHQL_MAX_DEPTH', min: 1, default: 8, description: 'Deepest selection, fragments included.' }),
@@ -67,7 +70,7 @@ export const GRAPH_SETTINGS = {
 /** Reads the settings; throws SettingError (`GRAPHQL_X: expected …, got …`, with its source) on a bad value. */
 export function readGraphSettings(variables: Environment | Variables): GraphSettings {
   const { nodeEnv, ...settings } = readSettings(GRAPH_SETTINGS, variables);
-  return { development: nodeEnv === 'development', ...settings };
+  return { development: isDevelopment(nodeEnv), ...settings };
 }
 
 /** What `npm start` runs with an empty environment: production. */

@@ -1,14 +1,16 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { negotiateContentCoding, type Coding, type ContentCoding } from '../lib/content-coding.js';
 
 /**
  * GraphiQL as separate, cacheable files instead of one ~9 MB inline page. The built files of
  * @graphql-yoga/render-graphiql (its script, stylesheet, three Monaco workers and favicon) are served
  * under `<endpoint>/graphiql/<name>.<hash>.<ext>`: the content hash in the name lets them be cached
  * for a year as immutable, and a new release changes the URL. Each file is compressed once, at
- * start-up (gzip, and brotli at quality 6: 8.8 MB → 1.9 MB); a request gets the smallest encoding its
- * Accept-Encoding allows. The page itself is under 2 KB, references the files, and loads nothing
+ * start-up (gzip, and brotli at quality 6: 8.8 MB → 1.9 MB); a request gets the coding its
+ * Accept-Encoding prefers (src/lib/content-coding.ts) among those the server offers (none with
+ * COMPRESSION=false). The page itself is under 2 KB, references the files, and loads nothing
  * from anywhere else.
  *
  * The package exports the files as JavaScript strings: loaded in the server, its 9 MB module stays in
@@ -17,11 +19,11 @@ import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
  * memory with it; the ~1.5 s of CPU stays off the event loop.
  */
 
-type Encoding = 'br' | 'gzip' | 'identity';
-
 interface Asset {
   contentType: string;
-  bodies: Partial<Record<Encoding, Uint8Array<ArrayBuffer>>> & { identity: Uint8Array<ArrayBuffer> };
+  bodies: Partial<Record<Coding, Uint8Array<ArrayBuffer>>> & { identity: Uint8Array<ArrayBuffer> };
+  /** The codings it is offered in: those it was compressed in that made it smaller, and that the server offers. */
+  codings: ContentCoding[];
 }
 
 interface Assets {
@@ -83,19 +85,21 @@ function buildInWorker(): { worker: Worker; built: Promise<BuiltFile[]> } {
   return { worker, built };
 }
 
-/** An encoding that does not make the file smaller is not offered. */
-function assetOf(file: BuiltFile, contentType: string): Asset {
-  const { identity, br, gzip } = file;
-  return { contentType, bodies: { identity, ...(br.length < identity.length && { br }), ...(gzip.length < identity.length && { gzip }) } };
+/** An encoding that does not make the file smaller, or that the server does not offer, is not offered. */
+function assetOf(file: BuiltFile, contentType: string, offered: readonly ContentCoding[]): Asset {
+  const { identity } = file;
+  const bodies: Asset['bodies'] = { identity };
+  for (const coding of ['br', 'gzip'] as const) if (offered.includes(coding) && file[coding].length < identity.length) bodies[coding] = file[coding];
+  return { contentType, bodies, codings: offered.filter((coding) => bodies[coding] !== undefined) };
 }
 
-async function collectAssets(base: string, built: Promise<BuiltFile[]>): Promise<Assets> {
+async function collectAssets(base: string, built: Promise<BuiltFile[]>, offered: readonly ContentCoding[]): Promise<Assets> {
   const byPath = new Map<string, Asset>();
   const paths = new Map<ExportName, string>();
   for (const file of await built) {
     const [name, extension, contentType] = FILES[file.exportName as ExportName];
     const path = `${base}/${name}.${file.hash}.${extension}`;
-    byPath.set(path, assetOf(file, contentType));
+    byPath.set(path, assetOf(file, contentType, offered));
     paths.set(file.exportName as ExportName, path);
   }
   const path = (exportName: ExportName): string => paths.get(exportName) ?? '';
@@ -108,19 +112,6 @@ async function collectAssets(base: string, built: Promise<BuiltFile[]>): Promise
       workers: { editorWorkerService: path('editorWorkerService'), json: path('jsonWorker'), graphql: path('graphqlWorker') },
     },
   };
-}
-
-/** The codings an Accept-Encoding allows (RFC 9110 §12.5.3), best first; identity always last. */
-export function acceptedEncodings(header: string | null): Encoding[] {
-  const allowed = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [coding = '', ...parameters] = part.trim().toLowerCase().split(';');
-    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    allowed.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)));
-  }
-  const wildcard = allowed.get('*');
-  const accepts = (coding: string): boolean => (allowed.get(coding) ?? wildcard ?? 0) > 0;
-  return [...(['br', 'gzip'] as const).filter(accepts), 'identity'];
 }
 
 /** JSON that is safe inside a <script> element. */
@@ -162,16 +153,22 @@ export interface GraphiQLAssets {
   render: (options?: GraphiQLOptions) => Promise<string>;
 }
 
+export interface GraphiQLAssetsOptions {
+  /** The content codings the server offers (compression.ts; none with COMPRESSION=false): br and gzip by default. */
+  codings?: readonly ContentCoding[];
+}
+
 /**
  * Starts building the files now, in a worker; `endpoint` is the GraphQL endpoint (e.g. /graphql).
  * Requests for the page or a file wait for it (~2 s after start-up).
  */
-export function createGraphiQLAssets(endpoint: string): GraphiQLAssets {
+export function createGraphiQLAssets(endpoint: string, options: GraphiQLAssetsOptions = {}): GraphiQLAssets {
   const base = `${endpoint}/graphiql`;
   const { worker, built } = buildInWorker();
   // The worker must not keep a process alive that is otherwise done.
   worker.unref();
-  const loading = collectAssets(base, built);
+  const offered = options.codings ?? ['br', 'gzip'];
+  const loading = collectAssets(base, built, offered);
   // Unhandled until the first request awaits it: a failure to load must not crash the process first.
   loading.catch(() => undefined);
   return {
@@ -194,7 +191,7 @@ export function createGraphiQLAssets(endpoint: string): GraphiQLAssets {
             payload.endResponse(new fetchAPI.Response(null, { status: 404 }));
             return;
           }
-          const encoding = acceptedEncodings(request.headers.get('accept-encoding')).find((coding) => asset.bodies[coding] !== undefined) ?? 'identity';
+          const encoding = negotiateContentCoding(request.headers.get('accept-encoding'), asset.codings);
           const body = asset.bodies[encoding] ?? asset.bodies.identity;
           payload.endResponse(
             new fetchAPI.Response(request.method === 'HEAD' ? null : body, {
@@ -202,7 +199,7 @@ export function createGraphiQLAssets(endpoint: string): GraphiQLAssets {
                 'content-type': asset.contentType,
                 'content-length': String(body.length),
                 'cache-control': IMMUTABLE,
-                vary: 'Accept-Encoding',
+                ...(offered.length > 0 && { vary: 'Accept-Encoding' }),
                 ...(encoding !== 'identity' && { 'content-encoding': encoding }),
               },
             }),

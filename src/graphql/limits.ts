@@ -12,7 +12,7 @@ export const LIMIT_CODES = {
   cost: 'MAX_COST_EXCEEDED',
 } as const;
 
-type LimitSettings = Pick<GraphSettings, 'maxTokens' | 'maxDepth' | 'maxAliases' | 'maxDirectives' | 'maxCost' | 'development'>;
+type LimitSettings = Pick<GraphSettings, 'maxTokens' | 'maxDepth' | 'maxAliases' | 'maxDirectives' | 'maxCost'>;
 
 /**
  * A refused document: a request error (400 under application/graphql-response+json; 200 under
@@ -69,7 +69,12 @@ function rejectWith(code: string) {
   ];
 }
 
-/** The five limits of GraphSettings, and field suggestions ("Did you mean …?") outside development. */
+/**
+ * The five limits of GraphSettings. Field suggestions ("Did you mean …?") follow introspection: they
+ * name nothing introspection does not, and the graph answers introspection in every mode (GraphiQL
+ * and the client caches read it; the SDL ships in the package), so they are given in every mode too.
+ * A graph that turned introspection off would have to hide them as well.
+ */
 export function useLimits(settings: LimitSettings): Plugin[] {
   const refusal = (code: string) => ({ propagateOnRejection: false, onReject: rejectWith(code) });
   return [
@@ -80,8 +85,7 @@ export function useLimits(settings: LimitSettings): Plugin[] {
       maxAliases: { n: settings.maxAliases, ...refusal(LIMIT_CODES.aliases) },
       maxDirectives: { n: settings.maxDirectives, ...refusal(LIMIT_CODES.directives) },
       costLimit: { maxCost: settings.maxCost, ...refusal(LIMIT_CODES.cost) },
-      // "Did you mean …?" hints leak the schema; keep them for developers only.
-      blockFieldSuggestion: { enabled: !settings.development },
+      blockFieldSuggestion: { enabled: false },
     }),
   ];
 }

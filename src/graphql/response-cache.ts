@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { entityTag, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
+import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
+import { TaggedBody } from '../lib/tagged-body.js';
 import type { ChannelGraphStore } from './context.js';
 import {
-  acceptsWholeAnswer, createYogaAnswers, flatten, isBoundedJsonPost, isReplayable, KEYED_REQUEST_HEADERS, withReadBody, writeAnswer,
+  acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, isReplayable, KEYED_REQUEST_HEADERS, withReadBody, writeAnswer,
   type AnswerRequest, type FetchClasses, type FetchHandler, type GraphAnswer, type NodeListener,
 } from './graph-answers.js';
 
@@ -30,6 +31,10 @@ export type { FetchHandler, NodeListener } from './graph-answers.js';
  * hash) in a bounded list of recently seen keys. A stream of distinct requests (bench/memory sends
  * 2,000 distinct documents; one of them answers 176 KB) therefore fills nothing and cannot evict
  * the answers clients do repeat; a repeated request is executed twice, then answered from memory.
+ *
+ * A kept answer is compressed in a coding when a request first asks for it, and kept in it too
+ * (TaggedBody): a hit in any coding writes ready bytes. Those bytes count against `maxBytes` like
+ * the answer's own, so the bound holds whatever the clients accept.
  */
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */
@@ -47,16 +52,12 @@ export interface ResponseCacheOptions {
   maxRequestBytes?: number;
   /** Told the result of every lookup (true: a hit), for the hit/miss metrics. */
   onLookup?: (hit: boolean) => void;
+  /** How answers are compressed; default never. */
+  compression?: Compression;
 }
 
 /** Keys of requests answered once, remembered per entry allowed (each key ~100 bytes of heap). */
 const SEEN_KEYS_PER_ENTRY = 4;
-
-/** Headers as flat [name, value, …] lists, written as they are on every hit. */
-type Entry = TaggedBody & { okHeaders: string[]; notModifiedHeaders: string[] };
-
-/** RFC 9110 §15.4.5: a 304 carries the 200's metadata except what describes the content itself. */
-const NOT_IN_NOT_MODIFIED = new Set(['content-type', 'content-length']);
 
 /**
  * GraphQL-over-HTTP requests whose answer is a single JSON document: POST JSON of a declared length
@@ -91,43 +92,63 @@ function seenOnceKey(key: string): string {
 export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, options: ResponseCacheOptions) {
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
   const maxEntries = options.maxEntries ?? 1000;
-  const entries = new LRUCache<string, Entry>({
+  const compression = options.compression ?? NO_COMPRESSION;
+  /**
+   * An entry holds the answer in every coding made so far. When one is added, a new holder of the
+   * same answer is set under the key: lru-cache counts a value's size again only when the value is
+   * another object.
+   */
+  const entries = new LRUCache<string, { readonly answer: TaggedBody }>({
     max: maxEntries,
     maxSize: options.maxBytes ?? 32 * 2 ** 20,
-    sizeCalculation: (entry, key) => entry.bytes.length + key.length,
+    sizeCalculation: (entry, key) => entry.answer.byteLength + key.length,
     ttl: options.ttlMs,
   });
   /** True from a key's second occurrence on: the answer may be kept (4,000 keys seen once, ~0.4 MB, at the defaults). */
   const admitted = createSecondOccurrenceGate(SEEN_KEYS_PER_ENTRY * maxEntries);
   // Bumped on every change: a response computed before a change must not be stored after it.
   let generation = 0;
-  const unsubscribe = store.onChange(() => {
+  const clear = (): void => {
     generation += 1;
     entries.clear();
-  });
+  };
+  const unsubscribe = store.onChange(clear);
   const yogaAnswers = createYogaAnswers();
 
-  function entryOf(answer: GraphAnswer): Entry {
-    const headers = new Map(answer.headers);
+  /**
+   * The answer as an entry (its content type apart: the 304 leaves it out, RFC 9110 §15.4.5). A kept
+   * one is compressed at the thorough level and grows its size in the cache with each coding, while
+   * it is still there; one answered once is compressed at the fast level.
+   */
+  function entryOf(answer: GraphAnswer, key: string, kept: boolean): TaggedBody {
     const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
-    const etag = entityTag(bytes);
-    headers.set('etag', etag);
-    const notModified = [...headers].filter(([name]) => !NOT_IN_NOT_MODIFIED.has(name));
-    return { okHeaders: flatten([...headers, ['content-length', String(bytes.length)]]), notModifiedHeaders: flatten(notModified), bytes, etag };
+    const fields = [...answer.headers].filter(([name]) => name !== 'content-type');
+    const contentType = answer.headers.get('content-type') ?? 'application/json';
+    if (!kept) return new TaggedBody(bytes, { fields, contentType, compression, effort: 'answer' });
+    const entry: TaggedBody = new TaggedBody(bytes, {
+      fields,
+      contentType,
+      compression,
+      onEncoded: () => {
+        if (entries.peek(key)?.answer === entry) entries.set(key, { answer: entry }, { noUpdateTTL: true });
+      },
+    });
+    return entry;
   }
 
   async function respond(produce: AnswerRequest, request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
     const key = cacheKey(request, body);
     const hit = entries.get(key);
     options.onLookup?.(hit !== undefined);
-    if (hit) return sendTaggedBody(request, response, hit);
+    if (hit) return hit.answer.send(request, response);
     const startedAt = generation;
     const answer = await produce(request, body);
     // A query's answer without errors gets an ETag (so If-None-Match is honoured) whether it is kept or not.
-    if (!isReplayable(answer)) return writeAnswer(response, answer);
-    const entry = entryOf(answer);
-    if (generation === startedAt && admitted(seenOnceKey(key))) entries.set(key, entry);
-    return sendTaggedBody(request, response, entry);
+    if (!isReplayable(answer)) return writeAnswer(request, response, answer, compression);
+    const kept = generation === startedAt && admitted(seenOnceKey(key));
+    const entry = entryOf(answer, key, kept);
+    if (kept) entries.set(key, { answer: entry });
+    entry.send(request, response);
   }
 
   /**
@@ -149,6 +170,8 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
     listenerFor,
     /** listenerFor(answerer(handle), …): a cache straight in front of the GraphQL server. */
     listener: (handle: FetchHandler, passThrough: NodeListener, onError: (error: unknown) => void): NodeListener => listenerFor(yogaAnswers.answerWith(handle), passThrough, onError),
+    /** Forgets every answer: the schema that made them was replaced (development). */
+    clear,
     close: unsubscribe,
   };
 }

@@ -15,6 +15,13 @@ import { useUrlParams } from './url-params.js';
 import { useSupportedVariableNames } from './variable-names.js';
 import { dropPropertyResolvers } from './property-resolvers.js';
 import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
+import { createSchemaSwap } from './schema-swap.js';
+
+/**
+ * Serves the SDL as it is now, in place of the schema being served: `swapped`, or `unchanged` when
+ * the SDL is the one being served. Throws (and the served schema stays) when it does not build.
+ */
+export type ReloadSchema = () => 'swapped' | 'unchanged';
 
 /** Where the SDL comes from: inline type definitions, or every `*.graphql` file under a directory. */
 export type SchemaSource = { typeDefs: TypeSource; schemaDir?: never } | { schemaDir: string; typeDefs?: never };
@@ -48,6 +55,13 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
   maskedErrors?: boolean;
   /** A schema field without a resolver: `error` (default) refuses to start, `warn` prints it and serves null. */
   missingResolvers?: MissingResolvers;
+  /**
+   * Development only: given the function that serves a changed SDL without a restart (ReloadSchema).
+   * It builds and checks the schema as the start does (resolver coverage included) and drops every
+   * cached document, validated against the old schema, with its compiled operations. Absent
+   * (default), the server keeps its start-up schema and nothing of this is built.
+   */
+  onReloadSchema?: (reload: ReloadSchema) => void;
 } & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context' | 'maskedErrors' | 'parserAndValidationCache'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
@@ -61,7 +75,10 @@ export function loadTypeDefs(schemaDir: string): string[] {
  * resolver, unless `missingResolvers` is `warn` (resolver-coverage.ts).
  */
 export function createExecutableSchema(source: SchemaSource, resolvers: IResolvers | IResolvers[], missingResolvers: MissingResolvers = 'error'): GraphQLSchema {
-  const typeDefs = source.typeDefs ?? loadTypeDefs(source.schemaDir);
+  return schemaOf(source.typeDefs ?? loadTypeDefs(source.schemaDir), resolvers, missingResolvers);
+}
+
+function schemaOf(typeDefs: TypeSource, resolvers: IResolvers | IResolvers[], missingResolvers: MissingResolvers): GraphQLSchema {
   const schema = makeExecutableSchema({
     typeDefs,
     resolvers,
@@ -94,11 +111,28 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     onExecution,
     development = false,
     maskedErrors = true,
-    missingResolvers,
+    missingResolvers = 'error',
+    onReloadSchema,
     ...yogaOptions
   } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
-  const schema = createExecutableSchema(source, resolvers, missingResolvers);
+  const readTypeDefs = (): TypeSource => source.typeDefs ?? loadTypeDefs(source.schemaDir);
+  let served = readTypeDefs();
+  const schema = schemaOf(served, resolvers, missingResolvers);
+  const swap = onReloadSchema === undefined ? undefined : createSchemaSwap(schema);
+  if (swap !== undefined) {
+    onReloadSchema?.(() => {
+      const next = readTypeDefs();
+      if (JSON.stringify(next) === JSON.stringify(served)) return 'unchanged';
+      swap.replace(schemaOf(next, resolvers, missingResolvers));
+      served = next;
+      // Documents validated against the old schema skip validation when found in the cache, and
+      // their compiled operations (jit.ts) and prepared answers (prepared-operations.ts) are only
+      // found through the cache: all of them go with it.
+      documentCache.clear();
+      return 'swapped';
+    });
+  }
   const bodyLimit = maxRequestBodySize ?? requestBodyLimitFor(maxDocumentBytes);
   const execution = jit || executionObserver !== undefined ? createExecution({ cache: documentCache, jit, observer: executionObserver }) : undefined;
   if (execution !== undefined) onExecution?.(execution);
@@ -112,6 +146,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     parserAndValidationCache: false,
     maskedErrors: { maskError: createMaskError({ maskUnexpected: maskedErrors, development }), isDev: development },
     plugins: [
+      ...(swap === undefined ? [] : [swap.plugin]),
       useDocumentLimit(maxDocumentBytes),
       useUrlParams(),
       ...(plugins ?? []),

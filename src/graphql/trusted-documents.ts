@@ -1,10 +1,9 @@
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
-import codegenManifest from '../../generated/client/persisted-documents.json' with { type: 'json' };
+import { persistedDocuments, type PersistedDocuments } from '@channel-graph/client/persisted-documents';
 
-/** Document id → document text, as emitted by the codegen client preset (ids `sha256:<hex>`). */
-export type PersistedDocuments = Readonly<Record<string, string>>;
+export type { PersistedDocuments };
 
 /** Ids are compared without their optional `sha256:` prefix: clients send either form. */
 function bareId(id: string): string {
@@ -15,10 +14,10 @@ function bareId(id: string): string {
 export const PERSISTED_DOCUMENTS_PATH = '/graphql/persisted-documents.json';
 
 /**
- * The codegen manifest (generated/client/persisted-documents.json). Imported rather than read from
- * disk so that the compiler copies it into dist/ beside the code that serves it.
+ * The codegen manifest (generated/client/persisted-documents.json), as `@channel-graph/client` ships
+ * it: the documents the server trusts are those its client sends.
  */
-export const CODEGEN_PERSISTED_DOCUMENTS: PersistedDocuments = codegenManifest;
+export const CODEGEN_PERSISTED_DOCUMENTS: PersistedDocuments = persistedDocuments;
 
 /**
  * The document id of a request, in either convention:

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Platform } from '../channel/models.js';
 import { RESET, type ChannelEvent, type ChannelEventLog, type SupporterChange } from '../channel/supporter-events.js';
-import type { components } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
 import { problem, sendProblem } from '../lib/problem.js';
 import { toStatsBody } from './representation.js';
 

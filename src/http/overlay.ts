@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entityTag, flatHeaders, sendTaggedBody, type TaggedBody } from '../lib/etag.js';
+import type { Compression } from '../lib/compression.js';
+import { TaggedBody } from '../lib/tagged-body.js';
 import { problem, sendProblem } from '../lib/problem.js';
 
 /** examples/overlay at the package root: two levels up from src/http/, three from dist/src/http/. */
@@ -41,21 +42,23 @@ export type OverlayHandler = ((request: IncomingMessage, response: ServerRespons
   readonly paths: ReadonlySet<string>;
 };
 
-function taggedFile(bytes: Buffer, contentType: string): TaggedBody {
-  const etag = entityTag(bytes);
-  // Revalidated at every load (a 304 while unchanged): an edited page shows on the next reload.
-  const notModifiedHeaders = { ...HEADERS, etag, 'cache-control': 'no-cache' };
-  return { bytes, etag, notModifiedHeaders: flatHeaders(notModifiedHeaders), okHeaders: flatHeaders({ ...notModifiedHeaders, 'content-type': contentType, 'content-length': String(bytes.length) }) };
+export interface OverlayHandlerOptions {
+  /** The overlay's files; default OVERLAY_DIR. */
+  dir?: string | undefined;
+  /** How the files are compressed (each once per coding); default never. */
+  compression?: Compression;
 }
 
 /**
  * A request listener for the overlay's paths that returns false (and does nothing) for any other
- * path. `dir` defaults to OVERLAY_DIR; without the directory (a package installed without examples)
- * the paths are not served.
+ * path. Without the directory (a package installed without examples) the paths are not served.
  */
-export function createOverlayHandler(dir: string | undefined = OVERLAY_DIR): OverlayHandler {
+export function createOverlayHandler(options: OverlayHandlerOptions = {}): OverlayHandler {
+  const { dir = OVERLAY_DIR, compression } = options;
   const bodies = new Map<string, TaggedBody>();
-  if (dir !== undefined) for (const [path, file, contentType] of FILES) bodies.set(path, taggedFile(readFileSync(join(dir, file)), contentType));
+  // Revalidated at every load (a 304 while unchanged): an edited page shows on the next reload.
+  const fields = [...Object.entries(HEADERS), ['cache-control', 'no-cache']] as const;
+  if (dir !== undefined) for (const [path, file, contentType] of FILES) bodies.set(path, new TaggedBody(readFileSync(join(dir, file)), { fields, contentType, compression }));
   const handler = (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = request.url ?? '/';
     const queryStart = url.indexOf('?');
@@ -66,7 +69,7 @@ export function createOverlayHandler(dir: string | undefined = OVERLAY_DIR): Ove
       sendProblem(response, problem(405, `${request.method ?? ''} is not allowed on ${pathname}; allowed: GET, HEAD`, pathname), { allow: 'GET, HEAD' });
       return true;
     }
-    sendTaggedBody(request, response, body);
+    body.send(request, response);
     return true;
   };
   return Object.assign(handler, { paths: new Set(bodies.keys()) });

@@ -1,7 +1,7 @@
 import type { StatsSnapshot, SupportersSnapshot } from '../channel/models.js';
 import { orderSupporters, type SupporterOrder } from '../channel/order.js';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
-import type { paths } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components, ChannelApiPaths as paths } from '@channel-graph/client/rest';
 
 /**
  * Maps domain snapshots onto the REST bodies of `openapi/channel-api.yaml`. The body types are taken
@@ -43,7 +43,7 @@ export interface RedisHealthEntry {
   lastError: string | null;
 }
 
-export function toHealthBody(health: Record<SourceName, SourceHealth>, redis?: RedisHealthEntry): HealthBody {
+export function toHealthBody(mode: components['schemas']['Mode'], health: Record<SourceName, SourceHealth>, redis?: RedisHealthEntry): HealthBody {
   const source = (entry: SourceHealth): HealthBody['sources']['membership'] => ({
     fetched_at: entry.fetchedAt,
     age_seconds: entry.ageSeconds,
@@ -53,6 +53,7 @@ export function toHealthBody(health: Record<SourceName, SourceHealth>, redis?: R
   const degraded = Object.values(health).some((entry) => entry.fetchedAt === null || entry.stale) || redis?.reachable === false;
   return {
     status: degraded ? 'degraded' : 'ok',
+    mode,
     ...(redis !== undefined && { redis: { reachable: redis.reachable, last_error: redis.lastError } }),
     sources: { membership: source(health.membership), video: source(health.video), stats: source(health.stats) },
   };

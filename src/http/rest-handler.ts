@@ -8,10 +8,10 @@ import {
 } from '../channel/membership.js';
 import { isSupporterOrder, SUPPORTER_ORDERS, type SupporterOrder } from '../channel/order.js';
 import { type Served, type SnapshotStore, type SourceSnapshots, UpstreamUnavailableError } from '../channel/snapshot-store.js';
-import type { components, paths } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components, ChannelApiPaths as paths } from '@channel-graph/client/rest';
 import { BodyIncompleteError, BodyTooLargeError, readRequestBody } from '../lib/body.js';
 import { problem, sendProblem } from '../lib/problem.js';
-import { sendTaggedBody } from '../lib/etag.js';
+import type { Compression } from '../lib/compression.js';
 import type { EventStreamHandler } from './event-stream.js';
 import { SerializedBodyCache, serialize } from './serialized-body.js';
 import { type RedisHealthEntry, toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
@@ -23,6 +23,8 @@ import { type RedisHealthEntry, toHealthBody, toStatsBody, toSupportersBody } fr
  */
 export interface RestHandlerOptions {
   store: SnapshotStore;
+  /** Where the data comes from, shown by /healthz. */
+  mode: components['schemas']['Mode'];
   /** MEMBERSHIP_WEBHOOK_SECRET: key of the webhook's HMAC signature. */
   webhookSecret: string;
   /** Largest webhook body accepted; default 256 KiB. */
@@ -32,6 +34,8 @@ export interface RestHandlerOptions {
   eventStream?: EventStreamHandler;
   /** Redis reachability, shown by /healthz; undefined (or absent) without REDIS_URL. */
   redisHealth?: () => RedisHealthEntry | undefined;
+  /** How answers are compressed; default never. */
+  compression?: Compression;
 }
 
 export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
@@ -80,7 +84,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const { store, webhookSecret } = options;
   const bodyLimit = options.webhookBodyLimitBytes ?? DEFAULT_WEBHOOK_BODY_LIMIT_BYTES;
   const logger = options.logger ?? console;
-  const cache = new SerializedBodyCache(COMMON_HEADERS);
+  const { compression } = options;
+  const cache = new SerializedBodyCache(COMMON_HEADERS, compression);
 
   /**
    * A warm source (its snapshot in memory) is answered at once: reading it through the store's
@@ -95,7 +100,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   const supporters = (source: 'membership' | 'video'): Route['GET'] => (request, response, query) => {
     const order = readSortParameter(query);
-    return answerFrom(source, ({ data, stale }) => sendTaggedBody(request, response, cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order))));
+    return answerFrom(source, ({ data, stale }) => cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)).send(request, response));
   };
 
   const { eventStream } = options;
@@ -111,11 +116,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     '/membership/pledges': { GET: supporters('membership') },
     '/video/members': { GET: supporters('video') },
     '/video/stats': {
-      GET: (request, response) => answerFrom('stats', ({ data, stale }) => sendTaggedBody(request, response, cache.get(data, String(stale), () => toStatsBody(data, stale)))),
+      GET: (request, response) => answerFrom('stats', ({ data, stale }) => cache.get(data, String(stale), () => toStatsBody(data, stale)).send(request, response)),
     },
     '/healthz': {
       GET: (request, response) => {
-        sendTaggedBody(request, response, serialize(toHealthBody(store.health(), options.redisHealth?.()), COMMON_HEADERS));
+        serialize(toHealthBody(options.mode, store.health(), options.redisHealth?.()), { headers: COMMON_HEADERS, effort: 'answer', compression }).send(request, response);
         return undefined;
       },
     },

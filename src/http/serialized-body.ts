@@ -1,25 +1,43 @@
-import type { OutgoingHttpHeaders } from 'node:http';
-import { entityTag, flatHeaders, type TaggedBody } from '../lib/etag.js';
+import type { Compression, CompressionEffort } from '../lib/compression.js';
+import { TaggedBody } from '../lib/tagged-body.js';
+
+export interface SerializeOptions {
+  /** Fields of every answer (CORS), names in lower case. */
+  headers: Readonly<Record<string, string>>;
+  compression?: Compression;
+  /** `kept` for a body answered many times (a snapshot's), `answer` for one built per request. */
+  effort: CompressionEffort;
+}
 
 /**
  * JSON bodies serialised once per snapshot and kept with their entity tag and response headers, so
- * a warm GET writes a ready buffer (sendTaggedBody, src/lib/etag.ts), and an overlay that polls
- * with If-None-Match gets a bodiless 304 while nothing changed.
+ * a warm GET writes a ready buffer (TaggedBody, src/lib/tagged-body.ts), compressed once per coding
+ * a client asks for, and an overlay that polls with If-None-Match gets a bodiless 304 while nothing
+ * changed.
  */
-export function serialize(value: unknown, headers: OutgoingHttpHeaders): TaggedBody {
-  const bytes = Buffer.from(JSON.stringify(value));
-  const etag = entityTag(bytes);
-  // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers of the 200, no content.
-  const notModifiedHeaders = { ...headers, etag, 'cache-control': 'no-cache' };
-  const okHeaders = { ...notModifiedHeaders, 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) };
-  return { bytes, etag, okHeaders: flatHeaders(okHeaders), notModifiedHeaders: flatHeaders(notModifiedHeaders) };
+export function serialize(value: unknown, options: SerializeOptions): TaggedBody {
+  return new TaggedBody(Buffer.from(JSON.stringify(value)), {
+    // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers of the 200, no content.
+    fields: [...Object.entries(options.headers), ['cache-control', 'no-cache']],
+    contentType: 'application/json; charset=utf-8',
+    effort: options.effort,
+    compression: options.compression,
+  });
 }
 
-/** Bodies per snapshot object and variant (snapshots are immutable: a change is a new object). */
+/**
+ * Bodies per snapshot object and variant (snapshots are immutable: a change is a new object). What a
+ * body holds in compressed codings (at most one per coding, each smaller than the JSON itself) lives
+ * and dies with it, so the cache holds at most (1 + codings) × the JSON of the snapshots the store
+ * still serves.
+ */
 export class SerializedBodyCache {
   readonly #bodies = new WeakMap<object, Map<string, TaggedBody>>();
 
-  constructor(readonly headers: OutgoingHttpHeaders) {}
+  constructor(
+    readonly headers: Readonly<Record<string, string>>,
+    readonly compression?: Compression,
+  ) {}
 
   get(snapshot: object, variant: string, build: () => unknown): TaggedBody {
     let variants = this.#bodies.get(snapshot);
@@ -29,7 +47,7 @@ export class SerializedBodyCache {
     }
     let body = variants.get(variant);
     if (body === undefined) {
-      body = serialize(build(), this.headers);
+      body = serialize(build(), { headers: this.headers, effort: 'kept', compression: this.compression });
       variants.set(variant, body);
     }
     return body;

@@ -3,35 +3,7 @@
  * polls with the tag it holds gets a bodiless 304 while the bytes have not changed.
  */
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import fresh from 'fresh';
-
-/** Headers as node:http's writeHead takes them: an object, or a flat [name, value, …] list. */
-export type ResponseHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[];
-
-/**
- * Headers as the flat [name, value, …] list writeHead takes as it is (an array value becomes one
- * pair per value): built once for bytes answered many times. Given an object, node:http merges it
- * header by header when anything else was set on the response first (the request id is).
- */
-export function flatHeaders(headers: OutgoingHttpHeaders): string[] {
-  const flat: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one));
-  }
-  return flat;
-}
-
-/** Bytes kept with their entity tag and the headers of both answers, built once. */
-export interface TaggedBody {
-  bytes: Buffer;
-  etag: string;
-  /** Headers of the 200 (content type and length, etag included). */
-  okHeaders: ResponseHeaders;
-  /** Headers of the 304: the 200's metadata without content headers (RFC 9110 §15.4.5). */
-  notModifiedHeaders: ResponseHeaders;
-}
 
 /**
  * Strong entity tag of the bytes: their SHA-1 in base64url, quoted. The published contract
@@ -52,13 +24,15 @@ export function ifNoneMatchMatches(header: string | undefined, tag: string): boo
   return header !== undefined && fresh({ 'if-none-match': header }, { etag: tag });
 }
 
-/** Answers a GET with the bytes, or with a bodiless 304 when the client already holds them. */
-export function sendTaggedBody(request: IncomingMessage, response: ServerResponse, body: TaggedBody): void {
-  if (ifNoneMatchMatches(request.headers['if-none-match'], body.etag)) {
-    response.writeHead(304, body.notModifiedHeaders);
-    response.end();
-    return;
-  }
-  response.writeHead(200, body.okHeaders);
-  response.end(body.bytes);
+/**
+ * The tag of the body sent in a content coding: its identity tag with `-<coding>` inside the quotes
+ * (`"Qx3…-br"`). A compressed body is a representation of its own and needs its own strong tag
+ * (RFC 9110 §8.8.3: a cache may store both, and must not mistake one for the other); derived from
+ * the identity tag, it is known without compressing anything, and it tells which content it encodes.
+ * It stays in the alphabet the contract promises. Its strength is that of the content: the same
+ * content is always the same decoded bytes (a newer zlib might produce other compressed bytes under
+ * the same tag; nothing here serves byte ranges, where that would matter).
+ */
+export function codedEntityTag(tag: string, coding: string): string {
+  return `${tag.slice(0, -1)}-${coding}"`;
 }

@@ -1,11 +1,12 @@
 /**
- * The operator's endpoints: `GET /readyz` (200 or 503 with the reason) and `GET /metrics`
+ * The operator's endpoints: `GET /readyz` (200 or 503 with the reason; the mode either way) and `GET /metrics`
  * (Prometheus text exposition), the latter behind `Authorization: Bearer <METRICS_TOKEN>` when a
  * token is configured.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { components } from '../../generated/openapi/channel-api.js';
+import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
+import { NO_COMPRESSION, writeNegotiated, type Compression } from '../lib/compression.js';
 import { problem, sendProblem } from '../lib/problem.js';
 import type { ChannelMetrics } from './metrics.js';
 import type { ReadinessProbe } from './readiness.js';
@@ -13,10 +14,14 @@ import type { ReadinessProbe } from './readiness.js';
 export const OPERATIONS_PATHS = ['/readyz', '/metrics'] as const;
 
 export interface OperationsEndpointsOptions {
+  /** Where the data comes from, in every /readyz answer: a sandbox is never mistaken for a channel. */
+  mode: components['schemas']['Mode'];
   metrics: ChannelMetrics;
   readiness: ReadinessProbe;
   /** METRICS_TOKEN; without it /metrics is open (bind it to a private interface or network then). */
   metricsToken?: string;
+  /** How /metrics is compressed (the exposition is tens of KB); default never. /readyz's few bytes never are. */
+  compression?: Compression;
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -29,7 +34,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** A request listener for OPERATIONS_PATHS that returns false (and does nothing) for any other path. */
 export function createOperationsEndpoints(options: OperationsEndpointsOptions): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const { metrics, readiness } = options;
+  const { mode, metrics, readiness, compression = NO_COMPRESSION } = options;
+  const metricsHeaders = ['content-type', metrics.registry.contentType, 'cache-control', 'no-store'];
   // Compared as SHA-256 digests in constant time: neither the token nor its length leaks through timing.
   const expected = options.metricsToken === undefined ? undefined : digest(`Bearer ${options.metricsToken}`);
   const authorized = (request: IncomingMessage): boolean => expected === undefined || timingSafeEqual(digest(request.headers.authorization ?? ''), expected);
@@ -44,7 +50,7 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
     }
     if (pathname === '/readyz') {
       const state = readiness.check();
-      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready' } : { status: 'not ready', reason: state.reason };
+      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready', mode } : { status: 'not ready', mode, reason: state.reason };
       sendJson(response, state.ready ? 200 : 503, body);
       return true;
     }
@@ -53,10 +59,7 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
       return true;
     }
     metrics.registry.metrics().then(
-      (text) => {
-        response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
-        response.end(text);
-      },
+      (text) => writeNegotiated(request, response, compression, 200, metricsHeaders, Buffer.from(text), metrics.registry.contentType),
       (error: unknown) => {
         response.destroy(error instanceof Error ? error : new Error(String(error)));
       },

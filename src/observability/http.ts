@@ -1,12 +1,14 @@
 /**
  * Wraps the server's request listener: one log line (request-log.ts), one metric (a histogram cell)
  * and one span per request, and the request id (the client's `X-Request-Id` when it is a sane token,
- * else a new one) echoed in the answer's `X-Request-Id` header and carried by the log line.
+ * else a new one) echoed in the answer's `X-Request-Id` header and carried by the log line. The span
+ * continues the caller's trace when the request carries one in a form the registered propagator
+ * reads (W3C `traceparent` and `tracestate` with the OpenTelemetry SDK's default propagator).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener } from 'node:http';
-import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { type Context, context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from './logger.js';
 import type { HistogramCell } from './metric-cells.js';
 import type { ChannelMetrics } from './metrics.js';
@@ -117,10 +119,16 @@ export function observeRequests(listener: RequestListener, options: RequestObser
     else response.setHeader('x-request-id', requestId);
     const method = request.method ?? 'GET';
     const route = routeOf(request);
-    const span = tracer?.startSpan(`${method} ${route}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': method, 'http.route': route, 'channel.request_id': requestId },
-    });
+    let span: Span | undefined;
+    let spanContext: Context | undefined;
+    if (tracer !== undefined) {
+      // Only with a tracer: an untraced request reads no trace headers. The API's propagator is a
+      // no-op until one is registered (the OpenTelemetry SDK registers W3C Trace Context's).
+      const parent = propagation.extract(context.active(), request.headers);
+      const attributes = { 'http.request.method': method, 'http.route': route, 'channel.request_id': requestId };
+      span = tracer.startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes }, parent);
+      spanContext = trace.setSpan(parent, span);
+    }
     response.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const status = response.statusCode;
@@ -134,7 +142,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
       // A connection closed before the answer was complete is reported as such.
       log.write(kind.line, requestId, seconds, !response.writableFinished);
     });
-    if (span === undefined) listener(request, response);
-    else context.with(trace.setSpan(context.active(), span), () => listener(request, response));
+    if (spanContext === undefined) listener(request, response);
+    else context.with(spanContext, () => listener(request, response));
   };
 }

@@ -6,6 +6,7 @@
  * resolved once per label set, a field update per request.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
 import { CellCounter, CellHistogram } from './metric-cells.js';
 
@@ -37,11 +38,15 @@ export interface ChannelMetrics {
   readonly upstreamDuration: Histogram<'source' | 'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
   readonly responseCacheLookups: CellCounter<'result'>;
+  /** Bodies compressed, by coding and effort (src/lib/compression.ts): what compression costs in CPU is this count's. */
+  readonly compressions: CellCounter<'coding' | 'effort'>;
   /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
   operationLabel(name: string | null | undefined): string;
 }
 
 export interface CreateMetricsOptions {
+  /** Where the data comes from: `channel_graph_mode{mode="…"} 1` (an alert on `mode="sandbox"` catches a deployment without credentials). */
+  mode: components['schemas']['Mode'];
   /** The snapshot health to report (age, staleness) at every scrape. */
   snapshots: () => Record<SourceName, SourceHealth>;
   /** The open event streams per transport (a WebSocket connection counts once, whatever it subscribes to). */
@@ -55,6 +60,10 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const registers = [registry];
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const { snapshots } = options;
+  new Gauge({ name: 'channel_graph_mode', help: 'Where the data comes from: 1 for the mode of this process (live, or sandbox: made-up test data)', labelNames: ['mode'], registers }).set(
+    { mode: options.mode },
+    1,
+  );
   new Gauge({
     name: 'channel_snapshot_age_seconds',
     help: 'Age of the snapshot served for each source (absent while a source has none)',
@@ -121,6 +130,12 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
     }),
     tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),
     responseCacheLookups: new CellCounter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
+    compressions: new CellCounter({
+      name: 'http_response_compressions_total',
+      help: 'Response bodies compressed, by content coding and effort (kept: a body answered many times, compressed once per coding; answer: compressed for one request)',
+      labelNames: ['coding', 'effort'],
+      registers,
+    }),
     operationLabel(name) {
       if (name === null || name === undefined || name === '') return ANONYMOUS_OPERATION;
       if (knownOperations.has(name)) return name;

@@ -7,7 +7,7 @@
  */
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { UpstreamError, type UpstreamSource } from '../channel/upstream.js';
-import type { RefreshReport } from '../oauth2/index.js';
+import type { RefreshReport } from '@channel-graph/oauth2';
 import type { Logger } from './logger.js';
 import type { ChannelMetrics } from './metrics.js';
 import { withSpan } from './tracing.js';

@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis';
 import type { SnapshotStoreOptions } from '../channel/snapshot-store.js';
 import type { EventJournal } from '../channel/supporter-events.js';
-import { MemoryTokenStore, type TokenStore } from '../oauth2/index.js';
+import { MemoryTokenStore, type TokenStore } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection, prefixedKey, type RedisSettings } from './connection.js';
 import { createRedisEventJournal, READ_BLOCK_MS } from './event-journal.js';
 import { watchRedisHealth, type RedisHealth } from './health.js';

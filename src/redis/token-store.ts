@@ -49,7 +49,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { OAuth2NoTokenError, SEED_FINGERPRINT_KEY, type SharedRefresh, type TokenHash, type TokenStore } from '../oauth2/index.js';
+import { OAuth2NoTokenError, SEED_FINGERPRINT_KEY, type SharedRefresh, type TokenHash, type TokenStore } from '@channel-graph/oauth2';
 
 /**
  * What the lock adds to the token endpoint's deadline: the read before the call and the save after

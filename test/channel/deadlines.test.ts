@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMembershipSource } from '../../src/channel/membership.js';
 import { UpstreamError, type UpstreamSource } from '../../src/channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from '../../src/channel/video.js';
-import { OAuth2Client, TokenKeeper } from '../../src/oauth2/index.js';
+import { OAuth2Client, TokenKeeper } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { eventually } from '../support/eventually.js';
 import { collectGarbageContinuously, startHungUpstream, type HungUpstream } from '../support/hung-upstream.js';

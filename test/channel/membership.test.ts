@@ -6,7 +6,7 @@ import {
 } from '../../src/channel/membership.js';
 import type { Supporter } from '../../src/channel/models.js';
 import { UpstreamError } from '../../src/channel/upstream.js';
-import { MemoryTokenStore } from '../../src/oauth2/index.js';
+import { MemoryTokenStore } from '@channel-graph/oauth2';
 import { startSandbox, type MembershipDataset, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sandboxKeeper, sandboxRequests, setFault } from './sandbox-keeper.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';

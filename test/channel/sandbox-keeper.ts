@@ -1,4 +1,4 @@
-import { OAuth2Client, TokenKeeper, type TokenStore } from '../../src/oauth2/index.js';
+import { OAuth2Client, TokenKeeper, type TokenStore } from '@channel-graph/oauth2';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 
 /** A token keeper seeded with the sandbox's test credentials, as src/main.ts builds one from .env. */

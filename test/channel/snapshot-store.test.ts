@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatsSnapshot, SupportersSnapshot } from '../../src/channel/models.js';
-import { SnapshotStore, type SourceName, UpstreamUnavailableError } from '../../src/channel/snapshot-store.js';
+import { type SnapshotChange, SnapshotStore, type SourceName, UpstreamUnavailableError } from '../../src/channel/snapshot-store.js';
 import { eventually } from '../support/eventually.js';
 import { type JsonUpstream, startJsonUpstream } from './json-upstream.js';
 
@@ -84,6 +84,49 @@ describe('SnapshotStore', () => {
     const served = await reading;
     expect(served.data.supporters).toHaveLength(2);
     expect(video.requests).toBe(1);
+  });
+
+  it('tells listeners of every refresh and what changed: the content (not for the same data fetched again), the staleness', async () => {
+    const store = createStore();
+    const changes: Array<[SourceName, SnapshotChange]> = [];
+    store.onChange((source, _written, change) => changes.push([source, change]));
+    const later = (seconds: number): string => new Date(Date.now() + seconds * 1000).toISOString();
+    await store.read('stats');
+    stats.body = { subscribers: 1234, fetchedAt: later(1) };
+    await store.refresh('stats');
+    stats.status = 503;
+    await expect(store.refresh('stats')).rejects.toThrow('HTTP 503');
+    stats.status = 200;
+    stats.body = { subscribers: 1234, fetchedAt: later(2) };
+    await store.refresh('stats');
+    stats.body = { subscribers: 1300, fetchedAt: later(3) };
+    await store.refresh('stats');
+    expect(changes).toEqual([
+      ['stats', { content: true, staleness: false }],
+      ['stats', { content: false, staleness: false }],
+      ['stats', { content: false, staleness: true }],
+      ['stats', { content: false, staleness: true }],
+      ['stats', { content: true, staleness: false }],
+    ]);
+  });
+
+  it('measures the first fetch after a restart against the snapshot loaded from disk', async () => {
+    const first = createStore();
+    await first.refresh('membership');
+    await first.close();
+    // The same data, fetched again later: what start()'s background refresh brings.
+    membership.body = { ...supporters('membership', 3), fetchedAt: new Date(Date.now() + 1000).toISOString() };
+    const restarted = createStore();
+    const changes: SnapshotChange[] = [];
+    restarted.onChange((source, _written, change) => source === 'membership' && changes.push(change));
+    await restarted.start();
+    await restarted.refresh('membership'); // joins the background refresh
+    membership.body = supporters('membership', 4);
+    await restarted.refresh('membership');
+    expect(changes).toEqual([
+      { content: false, staleness: false },
+      { content: true, staleness: false },
+    ]);
   });
 
   it('keeps the last snapshot marked stale when a refresh fails, and recovers', async () => {

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
@@ -13,37 +14,43 @@ import {
   SupportersDocument,
   TiersWithSupportersDocument,
   TopSupporterDocument,
-} from '../../src/client/graphql.js';
+} from '@channel-graph/client/graphql';
 import { request } from '../http/harness.js';
+import { memberWithStatus, sendWebhook } from '../events/event-harness.js';
 import { query, startGraphApp } from '../graphql/graph-harness.js';
-import { copyProject, type ProjectCopy } from '../support/project-copy.js';
+import { installScratchProject, packWorkspacePackages, type PackedPackage, type WorkspacePackage } from '../support/packed-packages.js';
 
 /**
- * The package as a downstream app gets it: `npm pack` of a temporary copy of the project (its
- * prepack builds dist/ there, not in the working tree), the tarball installed into a fresh project
+ * The packages as a downstream app gets them: `npm pack` of @channel-graph/client and
+ * @channel-graph/oauth2 (from a copy of the project), both tarballs installed into a fresh project
  * with graphql-request, urql (+ graphcache) and Apollo Client, then:
- * - the tarball holds what the entries need and nothing of the server, sandbox or tests;
- * - a file importing channel-graph/graphql, /channel-api and /oauth2 typechecks (files with a wrong
- *   field name are refused), also under `moduleResolution: node10`;
- * - every shipped operation runs through the three clients against a started server;
- * - examples/downstream/main.ts typechecks and runs against the package.
+ * - each tarball holds its entries and nothing of the server, the other package or the sources;
+ * - the example of each package's README (its ```ts block, extracted here) and
+ *   examples/downstream/main.ts typecheck strictly with `moduleResolution` node16 and bundler, and
+ *   so does a file whose `@ts-expect-error`s must each meet the error they name (a wrong GraphQL
+ *   field, a wrong REST parameter, a wrong REST field);
+ * - node10 finds the types through typesVersions; TypeScript 4.9 gets one readable error;
+ * - against a started server: every shipped query through graphql-request, urql + graphcache and
+ *   Apollo Client; the client README's example (GraphQL, REST, one event of GET /events); the OAuth2
+ *   README's example (a client-credentials token from the sandbox's token endpoint, then a call with
+ *   it); examples/downstream.
  */
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixture', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
-/** The clients a downstream app would use, pinned so that the run is reproducible (npm's cache serves repeats). */
-const CLIENTS = ['@types/node@20', 'graphql-request@7.4.0', '@urql/core@6.0.3', '@urql/exchange-graphcache@9.0.2', '@apollo/client@4.3.8', 'rxjs@7.8.2'];
+/** What a downstream app adds, pinned so that the run is reproducible (npm's cache serves repeats). */
+const CLIENTS = ['@types/node@20', 'graphql@16', 'graphql-request@7.4.0', '@urql/core@6.0.3', '@urql/exchange-graphcache@9.0.2', '@apollo/client@4.3.8', 'rxjs@7.8.2'];
+/** A TypeScript older than the packages support, in a project of its own. */
+const OLD_TYPESCRIPT = 'typescript@4.9.5';
 
 let work: string;
-let copy: ProjectCopy;
 let project: string;
-let packed: string[];
+let packed: Record<WorkspacePackage, PackedPackage>;
 
-async function tsc(args: string[]): Promise<{ code: number; output: string }> {
+async function tsc(args: string[], compiler = TSC): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [TSC, ...args], { cwd: project });
+    const { stdout, stderr } = await run(process.execPath, [compiler, ...args], { cwd: project });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -51,134 +58,194 @@ async function tsc(args: string[]): Promise<{ code: number; output: string }> {
   }
 }
 
-/** Typechecks one file with the project's compiler options (the package's own .d.ts are checked by the first test). */
-async function typecheckOnly(file: string): Promise<{ code: number; output: string }> {
-  const config = join(project, `tsconfig.${file.replace(/\W/g, '-')}.json`);
-  await writeFile(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true, skipLibCheck: true }, files: [file] }));
-  return tsc(['-p', config]);
+/** The one ```ts block of a package's README: its example, compiled and run here as a file of the app. */
+async function readmeExample(name: WorkspacePackage): Promise<string> {
+  const readme = await readFile(join(ROOT, 'packages', name, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+  expect(blocks, `packages/${name}/README.md has one TypeScript example`).toHaveLength(1);
+  return blocks[0] ?? '';
 }
 
-async function runNode(script: string, args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, [join(project, 'dist', script), ...args], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
-  return JSON.parse(stdout);
+/** Runs a compiled file of the app with `env`; resolves with its exit code and output once it exits. */
+function runApp(script: string, env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [join(project, 'dist', script), ...args], { cwd: project, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }));
+  return { exited, kill: () => child.kill() };
+}
+
+async function runJson(script: string, args: string[]): Promise<unknown> {
+  const { code, output } = await runApp(script, {}, args).exited;
+  expect(code, output).toBe(0);
+  return JSON.parse(output);
 }
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'channel-graph-consumer-'));
   project = join(work, 'downstream');
-  copy = await copyProject();
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work, ...NPM_QUIET], { cwd: copy.dir, maxBuffer: 64 * 1024 * 1024 });
-  const [{ filename, files }] = JSON.parse(stdout) as [{ filename: string; files: Array<{ path: string }> }];
-  packed = files.map((file) => file.path);
+  packed = await packWorkspacePackages(work);
 
   await mkdir(join(project, 'src'), { recursive: true });
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'downstream', private: true, type: 'module' }));
-  for (const config of ['tsconfig.json', 'tsconfig.clients.json', 'tsconfig.node10.json']) await copyFile(join(FIXTURE, `${config}.txt`), join(project, config));
-  for (const file of await readdir(join(FIXTURE, 'src'))) {
-    await copyFile(join(FIXTURE, 'src', file), join(project, 'src', file.replace(/\.txt$/, '')));
+  for (const config of await readdir(FIXTURE)) {
+    if (config.endsWith('.json.txt')) await copyFile(join(FIXTURE, config), join(project, config.replace(/\.txt$/, '')));
   }
+  for (const file of await readdir(join(FIXTURE, 'src'))) await copyFile(join(FIXTURE, 'src', file), join(project, 'src', file.replace(/\.txt$/, '')));
+  for (const name of ['client', 'oauth2'] as const) await writeFile(join(project, 'src', `readme-${name}.ts`), await readmeExample(name));
   await copyFile(join(ROOT, 'examples', 'downstream', 'main.ts'), join(project, 'src', 'example.ts'));
-  await run('npm', ['install', '--prefer-offline', ...NPM_QUIET, join(work, filename), ...CLIENTS], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
-}, 300_000);
+  await installScratchProject(project, [packed.client.tarball, packed.oauth2.tarball, ...CLIENTS]);
+  await installScratchProject(join(project, 'old-typescript'), [OLD_TYPESCRIPT]);
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
-  await copy?.remove();
 });
 
-describe('the tarball', () => {
-  it('holds the entries, their generated code, the SDL and the contracts; no server, sandbox, test or source code', () => {
-    for (const entry of ['dist/src/oauth2/index.js', 'dist/src/client/graphql.js', 'dist/src/client/graphql-cache.js', 'dist/src/client/channel-api.js']) {
-      expect(packed).toContain(entry);
-      expect(packed).toContain(entry.replace(/\.js$/, '.d.ts'));
+describe.each([
+  ['client', ['graphql', 'graphql-cache', 'persisted-documents', 'rest', 'events'], /^dist\/generated\/client\/introspection\.json$/],
+  ['oauth2', ['index', 'assertion', 'undici', 'atomic-file', 'deadline'], /^dist\/generated\/openapi\/oauth2\.d\.ts$/],
+] as const)('the @channel-graph/%s tarball', (name, entries, generated) => {
+  const files = () => packed[name].files;
+
+  it('holds its entries, the generated code they ship and its README; nothing of the server, the other package or the sources', () => {
+    for (const entry of entries) {
+      expect(files()).toContain(`dist/packages/${name}/src/${entry}.js`);
+      expect(files()).toContain(`dist/packages/${name}/src/${entry}.d.ts`);
     }
-    expect(packed).toContain('dist/generated/client/introspection.json');
-    expect(packed).toContain('schema/channel.graphql');
-    expect(packed).toContain('openapi/channel-api.yaml');
-    const unwanted = packed.filter((path) => /^(dist\/src\/(sandbox|http|graphql|channel|app|main|config)\b|dist\/examples\/|dist\/generated\/(channel|starwars)\/|src\/|test\/|bench\/|scripts\/|released\/|schema\/accepted-changes\.json)/.test(path));
+    expect(files().some((file) => generated.test(file))).toBe(true);
+    expect(files()).toContain('README.md');
+    const other = name === 'client' ? 'oauth2' : 'client';
+    const unwanted = files().filter((path) => /^(src\/|dist\/src\/|operations\/|tsconfig|dist\/\.tsbuildinfo)/.test(path) || path.startsWith(`dist/packages/${other}/`) || /dist\/generated\/(channel|starwars)\//.test(path));
     expect(unwanted).toEqual([]);
   });
 
   it('resolves every relative import of its code and types to a file it holds', async () => {
-    const root = join(project, 'node_modules', 'channel-graph');
+    const root = join(project, 'node_modules', '@channel-graph', name);
     const missing: string[] = [];
-    for (const path of packed.filter((file) => /\.(js|d\.ts)$/.test(file))) {
+    for (const path of files().filter((file) => /\.(js|d\.ts)$/.test(file))) {
       const text = await readFile(join(root, path), 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
         const target = normalize(join(dirname(path), specifier ?? ''));
         const wanted = path.endsWith('.d.ts') && target.endsWith('.js') ? target.replace(/\.js$/, '.d.ts') : target;
-        if (!packed.includes(wanted)) missing.push(`${path} → ${specifier}`);
+        if (!files().includes(wanted)) missing.push(`${path} → ${specifier}`);
       }
     }
     expect(missing).toEqual([]);
   });
 
-  it('embeds the TypeScript sources in its source maps (src/ is not shipped)', async () => {
-    const maps = packed.filter((file) => file.endsWith('.js.map'));
-    expect(maps.length).toBeGreaterThan(10);
+  it('embeds the TypeScript sources in its source maps (the sources are not shipped)', async () => {
+    const maps = files().filter((file) => file.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThanOrEqual(entries.length);
     for (const map of maps) {
-      const { sources, sourcesContent } = JSON.parse(await readFile(join(project, 'node_modules', 'channel-graph', map), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+      const { sources, sourcesContent } = JSON.parse(await readFile(join(project, 'node_modules', '@channel-graph', name, map), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
       expect({ map, embedded: sourcesContent?.length }).toEqual({ map, embedded: sources.length });
-      expect(sourcesContent?.every((content) => content.length > 0)).toBe(true);
     }
   });
 });
 
-describe('the packed package in a fresh project', () => {
-  it('typechecks a downstream app importing channel-graph/graphql, /channel-api and /oauth2, and examples/downstream', async () => {
-    const { code, output } = await tsc(['-p', 'tsconfig.json']);
+describe('the packed packages in a fresh project', () => {
+  it.each(['node16', 'bundler'])('typecheck strictly under moduleResolution %s: the READMEs’ examples, examples/downstream, and each @ts-expect-error met', async (resolution) => {
+    const { code, output } = await tsc(['-p', `tsconfig.${resolution}.json`]);
     expect(output).toBe('');
     expect(code).toBe(0);
   });
 
-  it('typechecks the three clients on the typed documents and the shipped cache data', async () => {
+  it('refuse a wrong GraphQL field, a wrong REST parameter and a wrong REST field, each where it is', async () => {
+    const source = await readFile(join(project, 'src', 'refusals.ts'), 'utf8');
+    const lines = source.split('\n');
+    const unguarded = lines.filter((line) => !line.includes('@ts-expect-error')).join('\n');
+    await writeFile(join(project, 'src', 'unguarded.ts'), unguarded);
+    await writeFile(join(project, 'tsconfig.unguarded.json'), JSON.stringify({ extends: './tsconfig.node16.json', compilerOptions: { noEmit: true }, files: ['src/unguarded.ts'] }));
+    const { code, output } = await tsc(['-p', 'tsconfig.unguarded.json']);
+    expect(code).not.toBe(0);
+    const errors = output.split('\n').filter((line) => line.includes('error TS'));
+    const lineOf = (text: string) => unguarded.split('\n').findIndex((line) => line.includes(text)) + 1;
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toMatch(new RegExp(`^src/unguarded\\.ts\\(${lineOf('?.amount)')},\\d+\\): error TS2339: Property 'amount' does not exist`));
+    expect(errors[1]).toMatch(new RegExp(`^src/unguarded\\.ts\\(${lineOf('order:')},\\d+\\): error TS2353: .*'order' does not exist`));
+    expect(errors[2]).toMatch(new RegExp(`^src/unguarded\\.ts\\(${lineOf('subscriberCount')},\\d+\\): error TS(2339|2551): Property 'subscriberCount' does not exist`));
+  });
+
+  it('typecheck the three GraphQL clients on the typed documents and the shipped cache data', async () => {
     const { code, output } = await tsc(['-p', 'tsconfig.clients.json']);
     expect(output).toBe('');
     expect(code).toBe(0);
   });
 
-  it('typechecks for a moduleResolution node10 consumer (typesVersions)', async () => {
+  it('typecheck for a moduleResolution node10 consumer (typesVersions)', async () => {
     const { code, output } = await tsc(['-p', 'tsconfig.node10.json']);
     expect(output).toBe('');
     expect(code).toBe(0);
   });
 
-  it('refuses a wrong field name on a GraphQL operation result', async () => {
-    const { code, output } = await typecheckOnly('src/wrong-graph-field.ts');
+  it('give a TypeScript older than 5.0 one error per package, in the file that says which TypeScript is needed', async () => {
+    const { code, output } = await tsc(['-p', 'tsconfig.typescript4.json'], join(project, 'old-typescript', 'node_modules', 'typescript', 'bin', 'tsc'));
     expect(code).not.toBe(0);
-    expect(output).toMatch(/src\/wrong-graph-field\.ts\(\d+,\d+\): error TS2339: Property 'amount' does not exist on type/);
-  });
-
-  it('refuses a wrong field name on a REST response', async () => {
-    const { code, output } = await typecheckOnly('src/wrong-rest-field.ts');
-    expect(code).not.toBe(0);
-    expect(output).toMatch(/src\/wrong-rest-field\.ts\(\d+,\d+\): error TS(2339|2551): Property 'subscriberCount' does not exist on type/);
+    const errors = output.split('\n').filter((line) => line.includes('error TS'));
+    expect(errors.map((line) => /^node_modules\/@channel-graph\/(\w+)\/needs-typescript-5\.0-or-newer\.d\.ts\(\d+,\d+\): error TS/.exec(line)?.[1]).sort()).toEqual(['client', 'oauth2']);
+    for (const name of ['client', 'oauth2']) {
+      const file = await readFile(join(project, 'node_modules', '@channel-graph', name, 'needs-typescript-5.0-or-newer.d.ts'), 'utf8');
+      expect(file).toContain(`@channel-graph/${name} needs TypeScript 5.0 or newer`);
+    }
   });
 
   describe('against a started server', () => {
     let started: Awaited<ReturnType<typeof startGraphApp>>;
     beforeAll(async () => {
+      // The app's JavaScript (the typechecks above judge the types; this makes the runs independent of them).
+      for (const config of ['tsconfig.node16.json', 'tsconfig.clients.json']) {
+        const emitted = await tsc(['-p', config, '--noCheck']);
+        expect(emitted.output).toBe('');
+      }
       started = await startGraphApp();
-    });
+    }, 120_000);
     afterAll(() => started.close());
 
-    it('runs: GraphQL and REST agree, the OAuth2 refresh rotates the token', async () => {
+    it("runs the client README's example: GraphQL and REST answers as the server's, then one live event", async () => {
       const { app } = started;
-      const { credentials } = app.sandbox;
-      const result = await runNode('downstream.js', [`${app.url}/graphql`, app.url, app.sandbox.url, credentials.clientId, credentials.clientSecret, credentials.refreshToken]);
-      const rest = (await request(app.url, 'GET', '/membership/pledges?sort=amount')).json<{ users: Array<{ id: string }> }>();
-      const stats = (await query(app.url, '{ stats { subscribers } }')).data!.stats;
-      expect(result).toEqual({
-        graphIds: rest.users.map((user) => user.id),
-        restIds: rest.users.map((user) => user.id),
-        lifetimeKnown: true,
-        topAmount: expect.any(Number),
-        subscribers: stats.subscribers,
-        rotated: true,
-      });
+      const listening = app.events.listenerCount;
+      const example = runApp('readme-client.js', { CHANNEL_GRAPH_URL: app.url });
+      try {
+        // The example has printed its GraphQL and REST answers once it listens to GET /events.
+        const deadline = Date.now() + 60_000;
+        while (app.events.listenerCount === listening) {
+          if (Date.now() > deadline) throw new Error('the example did not open GET /events');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // What the server answered the example (the event below adds a supporter).
+        const { supporters } = (await query(app.url, print(SupportersDocument), { orderBy: 'AMOUNT' })).data as { supporters: Array<{ amountCents: number }> };
+        const stats = (await request(app.url, 'GET', '/video/stats')).json<{ subscribers: number | null }>();
+        const newcomer = memberWithStatus(app.sandbox, 'former_patron');
+        await sendWebhook(app.sandbox, app.url, 'members:pledge:create', newcomer.id, app.sandbox.datasets.membership.tiers[1]!.id);
+        const { code, output } = await example.exited;
+        expect(code, output).toBe(0);
+        const lines = output.trim().split('\n');
+        const graphLines = lines.filter((line) => line.startsWith('graphql: '));
+        expect(graphLines.map((line) => /gives (\d+) cents/.exec(line)?.[1])).toEqual(supporters.map((supporter) => String(supporter.amountCents)));
+        expect(lines).toContain(`rest: ${stats.subscribers ?? 'unknown'} subscribers`);
+        expect(lines.filter((line) => line.startsWith('event: '))).toEqual([lines.at(-1)]);
+        expect(lines.at(-1)).toMatch(/^event: joined \S/);
+      } finally {
+        example.kill();
+      }
+    }, 120_000);
+
+    it("runs the OAuth2 README's example: a client-credentials token from the sandbox's token endpoint, then a call with it", async () => {
+      const { sandbox } = started.app;
+      const { code, output } = await runApp('readme-oauth2.js', {
+        OAUTH2_CLIENT_ID: sandbox.credentials.clientId,
+        OAUTH2_CLIENT_SECRET: sandbox.credentials.clientSecret,
+        OAUTH2_SITE: sandbox.url,
+        OAUTH2_TOKEN_PATH: '/api/oauth2/token',
+        OAUTH2_RESOURCE: `/api/oauth2/v2/campaigns/${sandbox.credentials.campaignId}`,
+      }).exited;
+      expect(code, output).toBe(0);
+      expect(output).toMatch(/^token: [1-9]\d* characters, expires \d{4}-\d\d-\d\dT/m);
+      expect(output).toMatch(/^resource: HTTP 200$/m);
     });
 
-    it('runs every shipped operation through graphql-request, urql + graphcache and Apollo Client with the same answers', async () => {
+    it('runs every shipped query through graphql-request, urql + graphcache and Apollo Client with the same answers', async () => {
       const { app } = started;
       const patronId = (await request(app.url, 'GET', '/membership/pledges')).json<{ users: Array<{ id: string }> }>().users[0]!.id;
       const memberId = (await request(app.url, 'GET', '/video/members')).json<{ users: Array<{ id: string }> }>().users[0]!.id;
@@ -196,7 +263,7 @@ describe('the packed package in a fresh project', () => {
       expect(shipped.every((match) => match !== null)).toBe(true);
       expect(Object.keys(operations).sort()).toEqual(shipped.filter((match) => match?.[1] === 'query').map((match) => match?.[2]).sort());
 
-      const results = (await runNode('clients.js', [`${app.url}/graphql`, patronId, memberId])) as Record<'graphqlRequest' | 'urql' | 'apollo', Record<string, unknown>> & { datesParsed: Record<string, boolean> };
+      const results = (await runJson('clients.js', [`${app.url}/graphql`, patronId, memberId])) as Record<'graphqlRequest' | 'urql' | 'apollo', Record<string, unknown>> & { datesParsed: Record<string, boolean> };
       for (const [name, [document, variables]] of Object.entries(operations)) {
         const expected = (await query(app.url, print(document), variables)).data;
         expect(expected).toBeTruthy();
@@ -222,7 +289,7 @@ describe('the packed package in a fresh project', () => {
 
     it('runs examples/downstream against it', async () => {
       const { app } = started;
-      const result = (await runNode('example.js', [`${app.url}/graphql`])) as { supporters: number; patrons: Array<{ id: string }>; members: Array<{ id: string }>; topSupporter: { __typename: string } | null };
+      const result = (await runJson('example.js', [`${app.url}/graphql`])) as { supporters: number; patrons: Array<{ id: string }>; members: Array<{ id: string }>; topSupporter: { __typename: string } | null };
       const pledges = (await request(app.url, 'GET', '/membership/pledges')).json<{ users: Array<{ id: string }> }>().users;
       const members = (await request(app.url, 'GET', '/video/members')).json<{ users: Array<{ id: string }> }>().users;
       expect(result.supporters).toBe(pledges.length + members.length);

@@ -3,7 +3,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { StatsChangedDocument, SupporterChangedDocument } from '../../src/client/graphql.js';
+import { StatsChangedDocument, SupporterChangedDocument } from '@channel-graph/client/graphql';
 import { startGraphApp } from '../graphql/graph-harness.js';
 import { eventually } from '../support/eventually.js';
 import { sendCreateUpdateDelete } from './event-harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamChannelEvents, type ChannelStreamEvent, EventStreamError } from '../../src/client/channel-api.js';
+import { streamChannelEvents, type ChannelStreamEvent, EventStreamError } from '@channel-graph/client/events';
 import { request, startSandboxApp } from '../http/harness.js';
 import { untilFetched } from '../graphql/graph-harness.js';
 import { eventually } from '../support/eventually.js';

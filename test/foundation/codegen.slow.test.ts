@@ -115,7 +115,7 @@ describe('a codegen error', () => {
     await project.writeText(channelSdl, original.replace('  "Everything the patron has paid the campaign so far, in cents."\n  lifetimeCents: Int\n', ''));
     const run = await project.npmRun('codegen');
     expect(run.exitCode).not.toBe(0);
-    expect(run.output).toMatch(/src\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./);
+    expect(run.output).toMatch(/packages\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./);
     expect(run.output).not.toMatch(/^\s+at /m);
   }, 60_000);
 });

@@ -2,12 +2,15 @@
  * `npm run schema:check` and `npm run schema:release` (issue 11, "Breaking-change check") on a copy
  * of the project: a breaking SDL edit and a breaking OpenAPI edit each fail with the path named, a
  * safe edit passes, an operation that no longer validates is named, an accepted breaking change
- * passes and is written to CHANGELOG.md by the release, and `--base <git ref>` compares with a commit.
+ * passes and is written by the release as a changeset of @channel-graph/client (which `changeset
+ * version` turns into its next major version and changelog entry), and `--base <git ref>` compares
+ * with a commit.
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, type ProjectCopy } from '../support/project-copy.js';
+import { copyProject, projectRoot, type ProjectCopy } from '../support/project-copy.js';
 
 const SDL = 'schema/channel.graphql';
 const CONTRACT = 'openapi/channel-api.yaml';
@@ -91,15 +94,18 @@ describe('schema:check', () => {
     await edit(SDL, (sdl) => sdl.replace('  "Everything the patron has paid the campaign so far, in cents."\n  lifetimeCents: Int\n', ''));
     const check = await project.npmRun('schema:check');
     expect(check.output).toMatch(/^ {2}breaking +Patron\.lifetimeCents: Field 'lifetimeCents' was removed from object type 'Patron'/m);
-    expect(check.output).toMatch(/^ {2}src\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./m);
+    expect(check.output).toMatch(/^ {2}packages\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./m);
     // Each persisted document spreading the fragment, named by operation and id.
     for (const operation of ['Supporters', 'TopSupporter', 'PatronById', 'MemberById']) {
       expect(check.output).toMatch(new RegExp(`generated/client/persisted-documents\\.json \\[query ${operation}, sha256:[0-9a-f]{64}\\]:\\d+:\\d+ fragment SupporterFields: Cannot query field "lifetimeCents"`));
     }
+    // The closing hint says to fix them, not only how to accept the breaking change.
+    expect(check.output).toMatch(/^6 operation\(s\) above no longer valid: fix each at its file:line:column/m); // as many as are listed
+    expect(check.output).toContain('1 breaking change(s) not accepted');
     expect(check.exitCode).toBe(1);
   }, 60_000);
 
-  it('passes an accepted breaking change, which schema:release then writes to CHANGELOG.md', async () => {
+  it("passes an accepted breaking change, which schema:release then writes as a major changeset of @channel-graph/client, and changeset version into its CHANGELOG.md", async () => {
     await edit(SDL, (sdl) => addMonths(retypeAmount(sdl)));
     await edit(ACCEPTED, () =>
       JSON.stringify({ accepted: [{ change: 'schema FIELD_TYPE_CHANGED Tier.amountCents', reason: 'Amounts become decimal strings.' }] }),
@@ -108,10 +114,22 @@ describe('schema:check', () => {
     expect(check.output).toContain('accepted  [schema FIELD_TYPE_CHANGED Tier.amountCents]: Amounts become decimal strings.');
     expect(check.exitCode).toBe(0);
 
-    const release = await project.npmRun('schema:release', ['--version', '9.9.9']);
-    expect(release.exitCode).toBe(0);
-    const changelog = await project.readText('CHANGELOG.md');
-    expect(changelog).toMatch(/^# Changelog\n\n## 9\.9\.9 — \d{4}-\d{2}-\d{2}\n\n### GraphQL schema\n\n- \*\*breaking\*\* `Tier\.amountCents`: .*\(accepted: Amounts become decimal strings\.\)\n- \*\*safe\*\* `ChannelMember\.monthsAtTier`/);
+    const clientVersion = (JSON.parse(await project.readText('packages/client/package.json')) as { version: string }).version;
+    const release = await project.npmRun('schema:release');
+    expect(release.exitCode, release.output).toBe(0);
+    const [written] = /\.changeset\/contracts-\d+\.md/.exec(release.output) ?? [];
+    expect(written, release.output).toBeDefined();
+    expect(await project.readText(written!)).toMatch(
+      /^---\n"@channel-graph\/client": major\n---\n\nContract changes since the previous release:\n\n\*\*GraphQL schema\*\*\n\n- \*\*breaking\*\* `Tier\.amountCents`: .*\(accepted: Amounts become decimal strings\.\)\n- \*\*safe\*\* `ChannelMember\.monthsAtTier`/,
+    );
+    // The changesets CLI turns it into the package's next major version and its changelog entry.
+    const version = await promisify(execFile)(process.execPath, [join(projectRoot, 'node_modules', '@changesets', 'cli', 'bin.js'), 'version'], { cwd: project.dir });
+    expect(version.stderr).not.toMatch(/error/i);
+    const bumped = (JSON.parse(await project.readText('packages/client/package.json')) as { version: string }).version;
+    expect(Number(bumped.split('.')[0])).toBe(Number(clientVersion.split('.')[0]) + 1);
+    const changelog = await project.readText('packages/client/CHANGELOG.md');
+    expect(changelog).toMatch(new RegExp(`^# @channel-graph/client\\n\\n## ${bumped.replace(/\./g, '\\.')}\\n\\n### Major Changes\\n\\n- Contract changes since the previous release:`));
+    expect(changelog).toContain('- **breaking** `Tier.amountCents`');
     expect(JSON.parse(await project.readText(ACCEPTED))).toEqual({ accepted: [] });
     expect(await project.readText('released/schema.graphql')).toContain('monthsAtTier: Int');
     const after = await project.npmRun('schema:check');

@@ -36,14 +36,15 @@ async function buildMarks(): Promise<{ mainIno: number; mainMtimeMs: number; rec
 
 /**
  * A node_modules holding only the production dependencies (what `npm ci --omit=dev` installs):
- * the top-level packages package-lock.json does not mark dev, linked from the full tree.
+ * the top-level packages package-lock.json does not mark dev, linked from the full tree; the
+ * workspace packages linked to the copy's own packages/ (their built dist/), as npm links them.
  */
 async function productionNodeModules(target: string): Promise<void> {
-  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean; resolved?: string }> };
   const topLevel = Object.entries(lock.packages).filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/@][^/]*$/.test(path) && entry.dev !== true);
-  for (const [path] of topLevel) {
+  for (const [path, entry] of topLevel) {
     await mkdir(join(target, path, '..'), { recursive: true });
-    await symlink(join(projectRoot, path), join(target, path), 'dir');
+    await symlink(entry.link === true && entry.resolved !== undefined ? join(target, entry.resolved) : join(projectRoot, path), join(target, path), 'dir');
   }
 }
 

@@ -1,3 +1,4 @@
+import { parse, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ChannelStatisticsDocument,
@@ -8,12 +9,13 @@ import {
   TiersWithSupportersDocument,
   TopSupporterDocument,
   type SupportersQuery,
-} from '../../src/client/graphql.js';
+  type TypedDocumentNode,
+} from '@channel-graph/client/graphql';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sandboxControl } from '../http/harness.js';
 import { listOf, query, startGraphApp, startLiveApp } from './graph-harness.js';
 
-/** `channel-graph/graphql`: the typed documents and `request`, against the running app. */
+/** `@channel-graph/client/graphql`: the typed documents and `request`, against the running app. */
 describe('request with the generated documents', () => {
   let started: Awaited<ReturnType<typeof startGraphApp>>;
   let endpoint: string;
@@ -48,10 +50,26 @@ describe('request with the generated documents', () => {
     expect(member).toBeNull();
   });
 
-  it('persisted: false sends the text, which a trusted-documents-only server refuses with a GraphQLRequestError', async () => {
-    const error = await request(endpoint, ChannelStatisticsDocument, {}, { persisted: false }).catch((caught: unknown) => caught);
+  it('persisted: false sends the text made by `print`, which a trusted-documents-only server refuses with a GraphQLRequestError', async () => {
+    const error = await request(endpoint, ChannelStatisticsDocument, {}, { persisted: false, print }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GraphQLRequestError);
     expect((error as GraphQLRequestError).errors[0]?.extensions?.code).toBe('TRUSTED_DOCUMENTS_ONLY');
+  });
+
+  it('persisted: false without `print` on a generated document (no source text): a TypeError before anything is sent', async () => {
+    const failing = await request(endpoint, ChannelStatisticsDocument, {}, { persisted: false, fetch: () => Promise.reject(new Error('sent')) }).catch((caught: unknown) => caught);
+    expect(failing).toBeInstanceOf(TypeError);
+    expect((failing as Error).message).toContain('pass `print`');
+  });
+
+  it('sends a parsed document without an id as its source text, no `print` needed', async () => {
+    const open = await startGraphApp();
+    try {
+      const document: TypedDocumentNode<{ stats: { stale: boolean } | null }, Record<string, never>> = parse('query Staleness { stats { stale } }');
+      expect(await request(`${open.app.url}/graphql`, document)).toEqual({ stats: { stale: false } });
+    } finally {
+      await open.close();
+    }
   });
 
   it('gives the same data as the raw query text', async () => {

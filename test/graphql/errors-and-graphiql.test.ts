@@ -6,7 +6,7 @@ import { SnapshotStore } from '../../src/channel/snapshot-store.js';
 import type { UpstreamSource } from '../../src/channel/upstream.js';
 import { createChannelGraph, DEFAULT_GRAPH_SETTINGS, type GraphSettings } from '../../src/graphql/channel-graph.js';
 import { silentLogger } from '../http/harness.js';
-import { postGraph, startGraphApp } from './graph-harness.js';
+import { listOf, postGraph, startGraphApp } from './graph-harness.js';
 
 /**
  * Error masking (production: "Unexpected error."; development: the original error too) and GraphiQL.
@@ -79,12 +79,18 @@ describe('error masking', () => {
     expectOriginalErrorLogged(loggedErrors);
   });
 
-  it('field suggestions are given in development and hidden in production', async () => {
-    const { url: developmentUrl } = await serveCorruptGraph({ development: true });
-    const { url: productionUrl } = await serveCorruptGraph({ development: false, maskErrors: true });
+  it('field suggestions follow introspection: both are given in production (the npm start defaults) as in development', async () => {
+    const production = await startGraphApp();
+    const development = await startGraphApp({ development: true, maskErrors: false, graphiql: false });
+    cleanups.push(() => production.close(), () => development.close());
     const typo = { query: '{ stats { subscriber } }' };
-    expect((await postGraph(developmentUrl, typo)).body.errors![0]!.message).toMatch(/Did you mean "subscribers"\?/);
-    expect((await postGraph(productionUrl, typo)).body.errors![0]!.message).not.toMatch(/Did you mean/);
+    const introspection = { query: '{ __type(name: "ChannelStats") { fields { name } } }' };
+    for (const { app } of [production, development]) {
+      const refused = await postGraph(app.url, typo);
+      expect(refused.body.errors![0]!.message).toBe('Cannot query field "subscriber" on type "ChannelStats". Did you mean "subscribers"?');
+      const described = await postGraph(app.url, introspection);
+      expect(listOf<{ name: string }>(described.body.data?.__type?.fields).map((field) => field.name)).toContain('subscribers');
+    }
   });
 });
 
@@ -101,7 +107,33 @@ describe('GraphiQL', () => {
     expect(html).toContain('<title>Channel graph</title>');
     // Self-contained: the page loads nothing from a CDN.
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
-    const disabled = await fetch(`${off.app.url}/graphql`, asBrowser);
+    const disabled = await fetch(`${off.app.url}/graphql?query=%7B__typename%7D`, asBrowser);
     expect(disabled.headers.get('content-type') ?? '').not.toMatch(/text\/html/);
+  });
+
+  it('off (the production default), a browser opening /graphql gets a 400 page saying why and how to turn it on; queries still get JSON', async () => {
+    const production = await startGraphApp();
+    cleanups.push(() => production.close());
+    // What Chromium sends when a person opens the URL.
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+    for (const [path, accept] of [['/graphql', browserAccept], ['/graphql/', browserAccept], ['/graphql', 'text/html']] as const) {
+      const page = await fetch(`${production.app.url}${path}`, { headers: { accept } });
+      expect(page.status, `${path} (${accept})`).toBe(400);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('vary')).toMatch(/accept/i);
+      const html = await page.text();
+      expect(html).toContain('<title>GraphiQL is off</title>');
+      expect(html).toContain('GRAPHQL_GRAPHIQL=true');
+      expect(html).toContain('npm run dev');
+      // No stack, no path of the server's files.
+      expect(html).not.toMatch(/\bat \S+ \(|\/src\/|\.ts\b|node_modules|file:/);
+    }
+    // A link with a query in it, and a client that does not ask for HTML, get the JSON answers as before.
+    const linked = await fetch(`${production.app.url}/graphql?query=%7B__typename%7D`, { headers: { accept: browserAccept } });
+    expect(linked.status).toBe(200);
+    expect(await linked.json()).toEqual({ data: { __typename: 'Query' } });
+    const bare = await fetch(`${production.app.url}/graphql`, { headers: { accept: 'application/json' } });
+    expect(bare.status).toBe(400);
+    expect(bare.headers.get('content-type')).toMatch(/^application\/json/);
   });
 });

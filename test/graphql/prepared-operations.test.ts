@@ -6,7 +6,8 @@
  *   variables and operation names, variables that coerce and that do not, Accept and Origin headers,
  *   bodies with extensions or odd members), each three times, to two servers over the same snapshot
  *   store on 127.0.0.1 — one with prepared operations, one without — and requires the same status,
- *   headers and bytes every time — with the response cache off, and on (its misses are prepared).
+ *   headers and bytes every time — with the response cache off, and on (its misses are prepared);
+ *   both compress as fetch asks (gzip), so the compressed answers are compared too.
  * - Against a small yoga server: a shape's third request no longer reaches yoga (counted by an
  *   onParams hook) while its resolver still runs with the request's own variables; errors, an
  *   evicted document and a body with extensions go back to yoga.
@@ -19,6 +20,7 @@ import { createYogaAnswers, withReadBody, writeAnswer } from '../../src/graphql/
 import type { Execution } from '../../src/graphql/jit.js';
 import { createPreparedOperations } from '../../src/graphql/prepared-operations.js';
 import { createGraphServer } from '../../src/graphql/server.js';
+import { createCompression } from '../../src/lib/compression.js';
 import { listen, type Listening } from '../../src/lib/listen.js';
 import { testConfig } from '../http/harness.js';
 import { startGraphApp } from './graph-harness.js';
@@ -52,7 +54,8 @@ describe.each([
   beforeAll(async () => {
     const settings = { ...testConfig('').graph, jit: true, ...overrides };
     started = await startGraphApp(settings);
-    reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    // Compressed as the app compresses (fetch asks for gzip): yoga's own answers through the same levels.
+    reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, compression: createCompression(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
     referenceServer = await listen((request, response) => reference.requestListener(request, response));
   });
   afterAll(async () => {
@@ -139,7 +142,7 @@ describe('prepared operations skip yoga only for a shape yoga answered with data
       context: () => ({ partialErrors: partial ? ['partial'] : [] }),
     });
     const answer = prepared.answerer(answers.answerWith((request) => yoga.fetch(request)));
-    server = await listen(withReadBody(() => true, 65_536, async (request, response, body) => writeAnswer(response, await answer(request, body)), (request, response) => void yoga(request, response), () => undefined));
+    server = await listen(withReadBody(() => true, 65_536, async (request, response, body) => writeAnswer(request, response, await answer(request, body)), (request, response) => void yoga(request, response), () => undefined));
   });
   afterAll(() => server.close());
 

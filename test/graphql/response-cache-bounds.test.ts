@@ -1,14 +1,17 @@
 /**
  * The response cache's memory bounds (src/graphql/response-cache.ts): an answer is kept from its
  * request's second occurrence on, entries are evicted least recently used first once their bytes pass `maxBytes`, a response larger than `maxBytes` is never kept, and a
- * request body over `maxRequestBytes` bypasses the cache (yoga answers it, its body limit applies).
- * A hit is observed as a resolver that did not run again.
+ * request body over `maxRequestBytes` bypasses the cache (yoga answers it, its body limit applies);
+ * an answer's compressed codings count in its bytes. A hit is observed as a resolver that did not run
+ * again.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResponseCache, type ResponseCache } from '../../src/graphql/response-cache.js';
 import { createGraphServer } from '../../src/graphql/server.js';
+import { createCompression } from '../../src/lib/compression.js';
+import { listen, type Listening } from '../../src/lib/listen.js';
 
 let server: Server;
 let cache: ResponseCache;
@@ -85,5 +88,74 @@ describe('response cache bounds', () => {
     const pad = 'p'.repeat(300);
     for (let attempt = 0; attempt < 3; attempt += 1) await ask(7, pad);
     expect(runs.get(7)).toBe(3);
+  });
+
+  it('forgets every answer on clear() (a development server swapped its schema)', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) await ask(3);
+    expect(runs.get(3)).toBe(2);
+    cache.clear();
+    await ask(3);
+    expect(runs.get(3)).toBe(3);
+  });
+});
+
+describe('response cache bounds with compression', () => {
+  /**
+   * Room for two answers of 2,000 characters in identity (each ~2,050 bytes with its key) and 700
+   * bytes more: not for one of them in brotli besides (about 1,500 bytes: the text is random letters
+   * and digits, which compress to about three quarters).
+   */
+  const maxBytes = 2 * 2_050 + 700;
+  const counted = new Map<string, number>();
+  let compressedServer: Listening;
+  let compressedCache: ResponseCache;
+  beforeAll(async () => {
+    compressedCache = createResponseCache({ onChange: () => () => undefined }, { ttlMs: 60_000, maxBytes, compression: createCompression() });
+    const yoga = createGraphServer({
+      typeDefs: 'type Query { noise(seed: Int!): String! }',
+      resolvers: {
+        Query: {
+          noise: (_: unknown, { seed }: { seed: number }) => {
+            counted.set(String(seed), (counted.get(String(seed)) ?? 0) + 1);
+            let state = seed;
+            let text = '';
+            while (text.length < 2_000) {
+              state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+              text += 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'[state % 62];
+            }
+            return text;
+          },
+        },
+      },
+      plugins: [compressedCache.plugin],
+      logging: false,
+    });
+    compressedServer = await listen(compressedCache.listener((request) => yoga.fetch(request), (request, response) => void yoga(request, response), () => undefined));
+  });
+  afterAll(async () => {
+    compressedCache.close();
+    await compressedServer.close();
+  });
+
+  async function noise(seed: number, acceptEncoding: string): Promise<string | null> {
+    const response = await fetch(`${compressedServer.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': acceptEncoding },
+      body: JSON.stringify({ query: `{ noise(seed: ${seed}) }` }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { noise: string } }).data.noise).toHaveLength(2_000);
+    return response.headers.get('content-encoding');
+  }
+
+  it('counts an answer\'s compressed bytes: adding a coding evicts the least recently used answer', async () => {
+    for (const seed of [1, 2]) for (let ask = 0; ask < 3; ask += 1) expect(await noise(seed, 'identity')).toBeNull();
+    expect([counted.get('1'), counted.get('2')]).toEqual([2, 2]); // both kept: each third request was a hit
+    // Answer 1 in brotli: its entry grows past the bound, and answer 2, used least recently, goes.
+    expect(await noise(1, 'br')).toBe('br');
+    expect(await noise(1, 'br')).toBe('br');
+    expect(counted.get('1')).toBe(2);
+    expect(await noise(2, 'identity')).toBeNull();
+    expect(counted.get('2')).toBe(3);
   });
 });

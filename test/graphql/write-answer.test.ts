@@ -14,7 +14,7 @@ import { listen, type Listening } from '../../src/lib/listen.js';
 let next = '';
 let server: Listening;
 beforeAll(async () => {
-  server = await listen((_request, response) => writeAnswer(response, { status: 200, headers: new Map([['content-type', 'application/json; charset=utf-8']]), body: next, query: true }));
+  server = await listen((request, response) => writeAnswer(request, response, { status: 200, headers: new Map([['content-type', 'application/json; charset=utf-8']]), body: next, query: true }));
 });
 afterAll(() => server.close());
 

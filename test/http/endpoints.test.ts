@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelApiClient } from '../../src/client/channel-api.js';
-import type { SupportersResponse } from '../../src/client/channel-api.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ChannelApiResponseError, createChannelApiClient } from '@channel-graph/client/rest';
+import type { SupportersResponse } from '@channel-graph/client/rest';
 import type { MemberRecord } from '../../src/sandbox/index.js';
 import { request, startSandboxApp } from './harness.js';
 
@@ -152,6 +154,19 @@ describe('GET /healthz', () => {
   });
 });
 
+describe('sandbox mode is visible where an operator looks', () => {
+  it('/healthz and /readyz say "mode": "sandbox", and /metrics has channel_graph_mode{mode="sandbox"} 1', async () => {
+    await Promise.all((['membership', 'video', 'stats'] as const).map((source) => harness.app.store.read(source)));
+    const health = await request(url, 'GET', '/healthz');
+    expect(health.json()).toMatchObject({ status: 'ok', mode: 'sandbox' });
+    const ready = await request(url, 'GET', '/readyz');
+    expect(ready.json()).toEqual({ status: 'ready', mode: 'sandbox' });
+    const metrics = await request(url, 'GET', '/metrics');
+    const modes = metrics.text.split('\n').filter((line) => line.startsWith('channel_graph_mode{'));
+    expect(modes).toEqual(['channel_graph_mode{mode="sandbox"} 1']);
+  });
+});
+
 describe('HTTP semantics', () => {
   it('answers 404 problem+json for an unknown path', async () => {
     const response = await request(url, 'GET', '/membership/pledge');
@@ -204,7 +219,7 @@ describe('HTTP semantics', () => {
   });
 });
 
-describe('createChannelApiClient (channel-graph/channel-api)', () => {
+describe('createChannelApiClient (@channel-graph/client/rest)', () => {
   it('reads the endpoints with typed results and typed problem errors', async () => {
     const api = createChannelApiClient(url);
     const pledges = await api.GET('/membership/pledges', { params: { query: { sort: 'amount' } } });
@@ -215,5 +230,21 @@ describe('createChannelApiClient (channel-graph/channel-api)', () => {
     const bad = await api.GET('/video/members', { params: { query: { sort: 'oldest' as 'since' } } });
     expect(bad.data).toBeUndefined();
     expect(bad.error).toMatchObject({ status: 400, detail: expect.stringContaining('"oldest"') });
+  });
+
+  it('rejects a successful answer that is not JSON with ChannelApiResponseError; reads text when asked to', async () => {
+    // What a proxy's page or a development server's fallback answers in place of the API.
+    const html = '<!doctype html><title>Sign in</title>{"users":[]}';
+    const impostor = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    try {
+      const api = createChannelApiClient(`http://127.0.0.1:${(impostor.address() as AddressInfo).port}`);
+      const error = await api.GET('/membership/pledges').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ChannelApiResponseError);
+      expect(error).toMatchObject({ status: 200, contentType: 'text/html; charset=utf-8', message: 'GET /membership/pledges answered 200 with text/html; charset=utf-8, not JSON' });
+      expect((await api.GET('/membership/pledges', { parseAs: 'text' })).data).toBe(html);
+    } finally {
+      await new Promise((resolve) => impostor.close(resolve));
+    }
   });
 });

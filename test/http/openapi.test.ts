@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 const guardedOperations = createOperationsEndpoints({
-  metrics: createMetrics({ snapshots: () => ({}) as never, processMetrics: false }),
+  mode: 'live',
+  metrics: createMetrics({ mode: 'live', snapshots: () => ({}) as never, processMetrics: false }),
   readiness: createReadinessProbe(() => ({}) as never, 0),
   metricsToken: 'metrics-token-Hq4',
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/app.js';
-import { FileTokenStore } from '../../src/oauth2/index.js';
+import { FileTokenStore } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { eventually } from '../support/eventually.js';
 import { liveModeEnv } from '../support/live-env.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp, type ChannelApp } from '../../src/app.js';
-import type { SupportersResponse } from '../../src/client/channel-api.js';
+import type { SupportersResponse } from '@channel-graph/client/rest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, sandboxRequests, silentLogger, testConfig } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SupportersResponse } from '../../src/client/channel-api.js';
+import type { SupportersResponse } from '@channel-graph/client/rest';
 import { signWebhookBody } from '../../src/sandbox/index.js';
 import { request, sandboxControl, sandboxRequests, startSandboxApp } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entityTag, flatHeaders, ifNoneMatchMatches } from '../../src/lib/etag.js';
+import { codedEntityTag, entityTag, ifNoneMatchMatches } from '../../src/lib/etag.js';
 
 /** The one ETag / If-None-Match implementation (src/lib/etag.ts), shared by REST and the response cache. */
 describe('entityTag', () => {
@@ -11,11 +11,15 @@ describe('entityTag', () => {
   });
 });
 
-describe('flatHeaders', () => {
-  it('lists every header as name, value pairs in order, a pair per value of an array, numbers as text, nothing for undefined', () => {
-    expect(flatHeaders({ etag: '"a"', 'content-length': 12, 'x-many': ['accept', 'origin'], 'x-absent': undefined })).toEqual([
-      'etag', '"a"', 'content-length', '12', 'x-many', 'accept', 'x-many', 'origin',
-    ]);
+describe('codedEntityTag', () => {
+  it('is the identity tag with the coding inside the quotes: still in the contract\'s alphabet, never another body\'s tag', () => {
+    const tag = entityTag(Buffer.from('{"a":1}'));
+    expect(codedEntityTag(tag, 'br')).toBe(`${tag.slice(0, -1)}-br"`);
+    expect(codedEntityTag(tag, 'gzip')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(codedEntityTag(tag, 'br')).not.toBe(codedEntityTag(tag, 'gzip'));
+    // A SHA-1 in base64url is 27 characters: a coded tag is longer than any identity tag.
+    expect(codedEntityTag(tag, 'br').length).toBeGreaterThan(tag.length);
+    expect(ifNoneMatchMatches(codedEntityTag(tag, 'br'), tag)).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccessToken, configure, OAuth2Client, type Verb } from '../../src/oauth2/index.js';
+import { AccessToken, configure, OAuth2Client, type Verb } from '@channel-graph/oauth2';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 let server: TestServer;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import type { TokenHash } from '../../src/oauth2/index.js';
+import type { TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { describeWithBinary } from '../support/system-binary.js';

@@ -8,7 +8,7 @@ import { createChannelApp } from '../../src/app.js';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/authorize.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
-import { OAuth2Client, type TokenHash } from '../../src/oauth2/index.js';
+import { OAuth2Client, type TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { approve, type AuthorizeRun, runAuthorize } from '../support/authorize-run.js';
 import { type RunningProvider, startProvider } from './support/oidc.js';
@@ -189,7 +189,10 @@ describe('npm run authorize against the sandbox (HTTP client as the browser)', (
       const { MEMBERSHIP_CLIENT_ID: _id, ...withoutId } = sandboxEnv(dir);
       const noClient = run(['--no-browser'], withoutId);
       expect(await noClient.exitCode).toBe(EXIT_CONFIG);
-      expect(noClient.stderr[0]).toMatch(/^configuration error: .*no\.env: MEMBERSHIP_CLIENT_ID: expected a value/);
+      // There is no such file: the line says so, and points to the sandbox's test client.
+      expect(noClient.stderr).toEqual([
+        `configuration error: environment (no ${join(dir, 'no.env')} file): MEMBERSHIP_CLIENT_ID: expected a value: the OAuth client of the membership platform (its developer portal shows it; to try the login on the sandbox's test client, see README.md#sandbox-both-platforms-on-your-machine)`,
+      ]);
     }));
 });
 

@@ -3,7 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type GrantParams, OAuth2Client, type PasswordGrantRequest } from '../../src/oauth2/index.js';
+import { type GrantParams, OAuth2Client, type PasswordGrantRequest } from '@channel-graph/oauth2';
+import { signJwt } from '@channel-graph/oauth2/assertion';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 /** The wire requests the library sends conform to openapi/oauth2.yaml, the contract its types come from. */
@@ -24,7 +25,7 @@ beforeAll(async () => {
     if (request.path === '/oauth/revoke') response.writeHead(200).end();
     else json(response, 200, { access_token: 'a', token_type: 'Bearer', expires_in: 60, refresh_token: 'r', id_token: 'x.y.z', extension: 1 });
   });
-  client = new OAuth2Client('id', 'secret', { site: server.url, redirectUri: 'https://app.test/cb', authScheme: 'request_body' });
+  client = new OAuth2Client('id', 'secret', { site: server.url, redirectUri: 'https://app.test/cb', authScheme: 'request_body', signJwt });
 });
 afterAll(async () => {
   await client.close();

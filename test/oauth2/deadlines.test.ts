@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OAuth2AbortError, OAuth2BaseError, OAuth2Client, OAuth2ConnectionError, OAuth2TimeoutError } from '../../src/oauth2/index.js';
+import { OAuth2AbortError, OAuth2BaseError, OAuth2Client, OAuth2ConnectionError, OAuth2TimeoutError } from '@channel-graph/oauth2';
 import { eventually } from '../support/eventually.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AccessToken, OAuth2Client, redactBody } from '../../src/oauth2/index.js';
+import { AccessToken, OAuth2Client, redactBody } from '@channel-graph/oauth2';
 import { json, startServer, type TestServer } from './support/servers.js';
 
 const SECRETS = {

@@ -1,6 +1,8 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicCredentials, OAuth2Client } from '../../src/oauth2/index.js';
+import { basicCredentials, OAuth2Client, OAuth2UsageError } from '@channel-graph/oauth2';
+import { signJwt } from '@channel-graph/oauth2/assertion';
+import { undiciPool } from '@channel-graph/oauth2/undici';
 import { createTestPki, type TestPki } from './support/certs.js';
 import { startServer, type TestServer, tokenHandler } from './support/servers.js';
 
@@ -8,7 +10,7 @@ let server: TestServer;
 let pki: TestPki;
 const clients: OAuth2Client[] = [];
 function client(id: string | null, secret: string | null, options: ConstructorParameters<typeof OAuth2Client>[2] = {}): OAuth2Client {
-  const created = new OAuth2Client(id, secret, { site: server.url, ...options });
+  const created = new OAuth2Client(id, secret, { site: server.url, signJwt, ...options });
   clients.push(created);
   return created;
 }
@@ -59,7 +61,7 @@ describe('client authentication (authScheme)', () => {
       const c = client('mtls-client', null, {
         site: tlsServer.url,
         authScheme: 'tls_client_auth',
-        connection: { tls: { cert: pki.clientCert, key: pki.clientKey, ca: pki.caCert } },
+        connection: { pool: undiciPool({ tls: { cert: pki.clientCert, key: pki.clientKey, ca: pki.caCert } }) },
       });
       const token = await c.clientCredentials.getToken();
       expect(token.token).toBe('issued-access');
@@ -68,7 +70,7 @@ describe('client authentication (authScheme)', () => {
       expect(recorded?.form.get('client_id')).toBe('mtls-client');
       expect(recorded?.headers.authorization).toBeUndefined();
       // Without the certificate the handshake is refused.
-      const noCert = client('mtls-client', null, { site: tlsServer.url, authScheme: 'tls_client_auth', connection: { tls: { ca: pki.caCert } } });
+      const noCert = client('mtls-client', null, { site: tlsServer.url, authScheme: 'tls_client_auth', connection: { pool: undiciPool({ tls: { ca: pki.caCert } }) } });
       await expect(noCert.clientCredentials.getToken()).rejects.toMatchObject({ name: 'OAuth2ConnectionError' });
     } finally {
       await tlsServer.close();
@@ -90,6 +92,18 @@ describe('client authentication (authScheme)', () => {
 
   it('private_key_jwt without a key is a clear error', async () => {
     await expect(client('jwt-app', null, { authScheme: 'private_key_jwt' }).clientCredentials.getToken()).rejects.toThrow(/clientAssertionKey/);
+  });
+
+  it('private_key_jwt and the assertion grant without a signer: an OAuth2UsageError naming the subpath that has one, nothing sent', async () => {
+    const unsigned = new OAuth2Client('jwt-app', null, { site: server.url, authScheme: 'private_key_jwt', clientAssertionKey: { key: 'k'.repeat(32), alg: 'HS256' } });
+    clients.push(unsigned);
+    const before = server.requests.length;
+    for (const attempt of [() => unsigned.clientCredentials.getToken(), () => unsigned.assertion.getToken({ claims: { iss: 'a' }, algorithm: 'HS256', key: 'k'.repeat(32) })]) {
+      const error = await attempt().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OAuth2UsageError);
+      expect((error as Error).message).toContain("'@channel-graph/oauth2/assertion'");
+    }
+    expect(server.requests.length).toBe(before);
   });
 });
 

@@ -7,7 +7,7 @@ import {
   OAuth2ParseError,
   OAuth2UsageError,
   SnakyHash,
-} from '../../src/oauth2/index.js';
+} from '@channel-graph/oauth2';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPkce, OAuth2Client, type OAuth2ClientOptions, OAuth2Error, OAuth2UsageError } from '../../src/oauth2/index.js';
+import { createPkce, OAuth2Client, type OAuth2ClientOptions, OAuth2Error, OAuth2UsageError } from '@channel-graph/oauth2';
 import { RESERVED_CLIENT_ID, type RunningProvider, startProvider } from './support/oidc.js';
 import { type RunningNodeServer, startNodeOAuth2Server } from './support/node-oauth2-server.js';
 

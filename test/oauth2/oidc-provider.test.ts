@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPkce, OAuth2Client, OAuth2Error } from '../../src/oauth2/index.js';
+import { createPkce, OAuth2Client, OAuth2Error } from '@channel-graph/oauth2';
+import { signJwt } from '@channel-graph/oauth2/assertion';
 import { followAuthorization, REDIRECT_URI, type RunningProvider, startProvider } from './support/oidc.js';
 
 let op: RunningProvider;
@@ -51,6 +52,7 @@ describe('OAuth2Client against oidc-provider', () => {
     const jwtClient = client('jwt-client', null, {
       authScheme: 'private_key_jwt',
       clientAssertionKey: { key: op.clientPrivateJwk, alg: 'RS256', kid: 'client-key-1' },
+      signJwt,
     });
     const token = await jwtClient.clientCredentials.getToken({ scope: 'api:read' });
     expect(await active(token.token, 'access_token')).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuth2Client, SnakyHash } from '../../src/oauth2/index.js';
+import { OAuth2Client, SnakyHash } from '@channel-graph/oauth2';
 import { startServer, type TestServer } from './support/servers.js';
 
 /** `/body?type=<content type>&body=<raw body>` answers exactly that body with that content type. */

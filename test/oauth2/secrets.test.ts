@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AccessToken, OAuth2Client, OAuth2Error, OAuth2RedirectError } from '../../src/oauth2/index.js';
+import { AccessToken, OAuth2Client, OAuth2Error, OAuth2RedirectError } from '@channel-graph/oauth2';
 import { json, startServer, type TestServer } from './support/servers.js';
 
 /** Every secret a run below uses; none may appear in the debug log, in inspect output or in JSON. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileTokenStore, OAuth2AbortError, OAuth2Client, TokenKeeper, type TokenHash, type TokenStore } from '../../src/oauth2/index.js';
+import { FileTokenStore, OAuth2AbortError, OAuth2Client, TokenKeeper, type TokenHash, type TokenStore } from '@channel-graph/oauth2';
 import { deferred } from '../support/deferred.js';
 import { eventually } from '../support/eventually.js';
 import { json, startServer, type TestServer } from './support/servers.js';
@@ -144,7 +144,7 @@ describe('drain(): shutting down with a refresh in flight', () => {
 });
 
 describe('recover(): a save cut short by a crash', () => {
-  const SOURCE = fileURLToPath(new URL('../../src/oauth2/token-store.ts', import.meta.url));
+  const SOURCE = fileURLToPath(new URL('../../packages/oauth2/src/token-store.ts', import.meta.url));
 
   /** A child process saves `token` to `path` and is killed (SIGKILL) where the rename would happen. */
   function killedBetweenWriteAndRename(path: string, token: TokenHash): void {

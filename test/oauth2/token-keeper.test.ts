@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessToken, FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '../../src/oauth2/index.js';
+import { AccessToken, FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
 import { deferred } from '../support/deferred.js';
 import { eventually } from '../support/eventually.js';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
@@ -207,7 +207,7 @@ describe('TokenKeeper', () => {
     await new FileTokenStore(path).save(good);
     // The child writes and flushes the temporary file, then dies where the rename would happen.
     const script = [
-      `import { FileTokenStore } from ${JSON.stringify(fileURLToPath(new URL('../../src/oauth2/token-store.ts', import.meta.url)))};`,
+      `import { FileTokenStore } from ${JSON.stringify(fileURLToPath(new URL('../../packages/oauth2/src/token-store.ts', import.meta.url)))};`,
       `await new FileTokenStore(${JSON.stringify(path)}, { rename: () => process.kill(process.pid, 'SIGKILL') })`,
       `  .save({ access_token: 'never-renamed', refresh_token: 'x' });`,
     ].join('\n');

@@ -2,7 +2,8 @@ import { createServer as createHttpServer, request as httpRequest } from 'node:h
 import { createServer as createNetServer, connect, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessToken, OAuth2Client, OAuth2ConnectionError, OAuth2Error, OAuth2TimeoutError } from '../../src/oauth2/index.js';
+import { AccessToken, OAuth2Client, OAuth2ConnectionError, OAuth2Error, OAuth2TimeoutError } from '@channel-graph/oauth2';
+import { undiciPool } from '@channel-graph/oauth2/undici';
 import { eventually } from '../support/eventually.js';
 import { createTestPki, type TestPki } from './support/certs.js';
 import { json, startServer, type TestServer } from './support/servers.js';
@@ -153,7 +154,7 @@ describe('connection: timeouts, failures, proxy, TLS, ky hook', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = silent.address() as AddressInfo;
-      const error = await client({ connection: { openTimeout: 150 } }).request('get', `https://127.0.0.1:${port}/`).catch((e: unknown) => e);
+      const error = await client({ connection: { pool: undiciPool({ openTimeout: 150 }) } }).request('get', `https://127.0.0.1:${port}/`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OAuth2TimeoutError);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -193,7 +194,7 @@ describe('connection: timeouts, failures, proxy, TLS, ky hook', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
-      const proxied = client({ connection: { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } });
+      const proxied = client({ connection: { pool: undiciPool({ proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }) } });
       const response = await proxied.request('get', 'via-proxy');
       expect(response.parsed).toMatchObject({ path: '/via-proxy' });
       expect(seen.some((line) => line.includes(`127.0.0.1:${new URL(a.origin).port}`))).toBe(true);
@@ -209,7 +210,7 @@ describe('connection: timeouts, failures, proxy, TLS, ky hook', () => {
     const site = await startServer((_r, res) => json(res, 200, { access_token: 'mtls-token' }), tls);
     const other = await startServer((_r, res) => json(res, 200, { ok: true }), tls);
     try {
-      const c = client({ site: site.url, authScheme: 'tls_client_auth', connection: { tls: { cert: pki.clientCert, key: pki.clientKey, ca: pki.caCert } } });
+      const c = client({ site: site.url, authScheme: 'tls_client_auth', connection: { pool: undiciPool({ tls: { cert: pki.clientCert, key: pki.clientKey, ca: pki.caCert } }) } });
       const token = await c.clientCredentials.getToken();
       await token.get(`${other.origin}/resource`);
       expect(site.requests.at(-1)?.clientCertCn).toBe('oauth2-test-client');
@@ -223,7 +224,7 @@ describe('connection: timeouts, failures, proxy, TLS, ky hook', () => {
     const untrusted = await startServer((_r, res) => json(res, 200, { ok: true }), { key: pki.serverKey, cert: pki.serverCert });
     try {
       await expect(client().request('get', untrusted.url)).rejects.toBeInstanceOf(OAuth2ConnectionError);
-      expect((await client({ connection: { tls: { rejectUnauthorized: false } } }).request('get', untrusted.url)).status).toBe(200);
+      expect((await client({ connection: { pool: undiciPool({ tls: { rejectUnauthorized: false } }) } }).request('get', untrusted.url)).status).toBe(200);
     } finally {
       await untrusted.close();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuth2Client } from '../../src/oauth2/index.js';
+import { OAuth2Client } from '@channel-graph/oauth2';
 import { startServer, type TestServer, tokenHandler } from './support/servers.js';
 
 let server: TestServer;

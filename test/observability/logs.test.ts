@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createChannelApp, MEMBERSHIP_TOKEN_FILE, type ChannelApp } from '../../src/app.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { captureLogger, liveUpstream, makeDataDir, sandboxControl, testConfig } from '../http/harness.js';
 
 let sandbox: RunningSandbox;
@@ -79,6 +80,65 @@ describe('the log: JSON lines', () => {
     expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ source: 'stats', outcome: 'ok', retry: 2 });
     await app.store.refresh('stats');
     expect(linesWith(log.lines, 'upstream fetch').at(-1)).toMatchObject({ source: 'stats', outcome: 'ok', retry: 0 });
+  });
+});
+
+describe('LOG_LEVEL=silent', () => {
+  it('stops every line, and nothing else: the request id is still echoed, /metrics still counts the requests', async () => {
+    const written: string[] = [];
+    const logger = createLogger({ level: 'silent', destination: { write: (line: string) => void written.push(line) } });
+    const dataDir = await makeDataDir();
+    const app = await createChannelApp({ ...testConfig(dataDir.path, liveUpstream(sandbox)), logLevel: 'silent' }, { logger });
+    cleanups.push(async () => {
+      await app.close().catch(() => undefined);
+      await dataDir.remove();
+    });
+    await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
+    const answer = await fetch(`${app.url}/video/stats`, { headers: { 'x-request-id': 'silent-1' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toBe('silent-1');
+    expect((await fetch(`${app.url}/video/stats`)).headers.get('x-request-id')).toMatch(/^[\da-f]{16}-[\da-z]+$/);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toContain('http_request_duration_seconds_count{method="GET",route="/video/stats",status="200"} 2');
+    await app.close();
+    expect(written).toEqual([]);
+  });
+});
+
+describe('the snapshot line', () => {
+  const snapshotLines = (lines: Array<Record<string, unknown>>, source: string): Array<Record<string, unknown>> => linesWith(lines, 'snapshot changed').filter((line) => line.source === source);
+  const graphStats = async (url: string): Promise<{ fetchedAt: string; stale: boolean }> => {
+    const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ stats { fetchedAt stale } }' }) });
+    return ((await response.json()) as { data: { stats: { fetchedAt: string; stale: boolean } } }).data.stats;
+  };
+
+  it('is written when the data changed or turned stale, not on every refresh that brings the same data; answers still show the new fetchedAt', async () => {
+    const { app, log } = await startApp();
+    await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
+    for (const source of ['membership', 'video', 'stats']) expect(snapshotLines(log.lines, source), source).toHaveLength(1);
+    // The response cache keeps an answer from its second occurrence on.
+    const first = await graphStats(app.url);
+    expect(await graphStats(app.url)).toEqual(first);
+
+    for (let refresh = 0; refresh < 2; refresh += 1) await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.refresh(source)));
+    for (const source of ['membership', 'video', 'stats']) expect(snapshotLines(log.lines, source), source).toHaveLength(1);
+    // Listeners are still told of every refresh: the cached answer was dropped, the new fetchedAt is served.
+    const refreshed = await graphStats(app.url);
+    expect(Date.parse(refreshed.fetchedAt)).toBeGreaterThan(Date.parse(first.fetchedAt));
+    expect(refreshed.fetchedAt).toBe(app.store.current('stats')?.data.fetchedAt);
+
+    // New data (a patron leaves, by webhook): one line.
+    const memberId = sandbox.datasets.membership.member(0).id;
+    await sandboxControl(sandbox, 'POST', 'webhook', { url: `${app.url}/membership/webhook`, event: 'members:pledge:delete', memberId });
+    await vi.waitFor(() => expect(snapshotLines(log.lines, 'membership')).toHaveLength(2));
+
+    // Turning stale and back (the same data again) are changes of what is served: one line each.
+    await sandboxControl(sandbox, 'POST', 'faults', { target: 'video', status: 503 });
+    await expect(app.store.refresh('stats')).rejects.toThrow();
+    await expect(app.store.refresh('stats')).rejects.toThrow();
+    await sandboxControl(sandbox, 'DELETE', 'faults');
+    await app.store.refresh('stats');
+    expect(snapshotLines(log.lines, 'stats').map((line) => line.stale)).toEqual([false, true, false]);
   });
 });
 

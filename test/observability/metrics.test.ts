@@ -58,6 +58,9 @@ describe('GET /metrics: Prometheus text', () => {
     expect(sample(text, 'upstream_fetches_total{source="video",outcome="error"}')).toBe(1);
     expect(sample(text, 'upstream_fetch_duration_seconds_count{source="membership",outcome="ok"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'oauth_token_refreshes_total{outcome="ok"}')).toBe(1);
+    // Live mode, and only that: an alert on channel_graph_mode{mode="sandbox"} stays quiet.
+    expect(sample(text, 'channel_graph_mode{mode="live"}')).toBe(1);
+    expect(text).not.toContain('channel_graph_mode{mode="sandbox"}');
     expect(sample(text, 'channel_snapshot_age_seconds{source="stats"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'channel_snapshot_stale{source="video"}')).toBe(1);
     expect(sample(text, 'channel_snapshot_stale{source="stats"}')).toBe(0);
@@ -166,11 +169,11 @@ describe('GET /metrics: Prometheus text', () => {
 
 describe('label values stay bounded', () => {
   it(`GraphQL operation names: the first ${MAX_OPERATION_NAMES} distinct ones, then ${OTHER_OPERATION}; long names are ${OTHER_OPERATION}`, () => {
-    const metrics = createMetrics({ snapshots: () => ({}) as never, processMetrics: false });
+    const metrics = createMetrics({ mode: 'live', snapshots: () => ({}) as never, processMetrics: false });
     for (let index = 0; index < MAX_OPERATION_NAMES; index += 1) expect(metrics.operationLabel(`Op${index}`)).toBe(`Op${index}`);
     expect(metrics.operationLabel('OneTooMany')).toBe(OTHER_OPERATION);
     expect(metrics.operationLabel('Op7')).toBe('Op7');
-    expect(createMetrics({ snapshots: () => ({}) as never, processMetrics: false }).operationLabel('x'.repeat(65))).toBe(OTHER_OPERATION);
+    expect(createMetrics({ mode: 'live', snapshots: () => ({}) as never, processMetrics: false }).operationLabel('x'.repeat(65))).toBe(OTHER_OPERATION);
     expect(metrics.operationLabel(undefined)).toBe('(anonymous)');
   });
 });

@@ -42,7 +42,7 @@ async function serve(handler: RequestListener, withClass: boolean): Promise<{ ur
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
   const health = { ageSeconds: null, stale: false } as unknown as SourceHealth;
-  const metrics = createMetrics({ snapshots: () => ({ membership: health, video: health, stats: health }), processMetrics: false });
+  const metrics = createMetrics({ mode: 'live', snapshots: () => ({ membership: health, video: health, stats: health }), processMetrics: false });
   const listener = observeRequests(handler, { logger, metrics, tracer: undefined, routeOf: () => '/test' });
   const server = withClass ? createServer({ ServerResponse: RequestIdResponse }, listener) : createServer(listener);
   servers.push(server);

@@ -3,7 +3,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SupporterChangedDocument } from '../../src/client/graphql.js';
+import { SupporterChangedDocument } from '@channel-graph/client/graphql';
 import type { ChannelEvent } from '../../src/channel/supporter-events.js';
 import type { Redis } from 'ioredis';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';

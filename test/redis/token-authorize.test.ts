@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import { EXIT_FAILED, EXIT_OK } from '../../src/cli/authorize.js';
-import { AccessToken, OAuth2Client, type TokenHash } from '../../src/oauth2/index.js';
+import { AccessToken, OAuth2Client, type TokenHash } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { request, sandboxControl, sandboxRequests } from '../http/harness.js';

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxUpstream } from '../../src/app.js';
 import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore, MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import type { OAuth2Client, TokenHash } from '../../src/oauth2/index.js';
+import type { OAuth2Client, TokenHash } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection, redisReachable } from '../../src/redis/connection.js';
 import { issuedAtOf, RedisTokenStore, TokenRevokedError } from '../../src/redis/token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

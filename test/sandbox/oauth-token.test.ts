@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPkce, OAuth2Client } from '../../src/oauth2/index.js';
+import { createPkce, OAuth2Client } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 
 function basic(id: string, secret: string): string {

@@ -181,9 +181,10 @@ function graphqlMessages(payload: unknown): string[] | undefined {
 }
 
 /**
- * The checks of issue 9 §10 on one answer: not a 5xx; an error answer (4xx, or a GraphQL answer
- * with `errors`) says what was wrong — GraphQL `errors[].message` on /graphql, problem+json `detail`
- * on the REST API; no stack trace or path in the body or in a header.
+ * The checks on one answer: not a 5xx; an error answer (4xx, or a GraphQL answer with `errors`)
+ * says what was wrong — GraphQL `errors[].message` on /graphql (or, to a browser while GraphiQL is
+ * off, an HTML page), problem+json `detail` on the REST API; no stack trace or path in the body or
+ * in a header.
  */
 export function expectSafeAnswer(answer: RawAnswer, kind: ErrorBodyKind, what: string, method = 'GET'): void {
   const context = `${what}\n→ ${answer.status} ${JSON.stringify(answer.headers)}\n${answer.body.slice(0, 2000)}`;
@@ -198,7 +199,10 @@ export function expectSafeAnswer(answer: RawAnswer, kind: ErrorBodyKind, what: s
   }
   // A HEAD answer has no body (RFC 9110 §9.3.2), whatever its status.
   if (answer.status < 400 || method === 'HEAD') return;
-  if (kind === 'graphql') {
+  if (kind === 'graphql' && /^text\/html/i.test(answer.headers['content-type'] ?? '')) {
+    // A browser's visit while GraphiQL is off: a page that says why, in words.
+    expect(/<h1>[^<]*\S[^<]*<\/h1>/.test(answer.body), `a ${answer.status} page without a heading for ${context}`).toBe(true);
+  } else if (kind === 'graphql') {
     expect(messages.length, `a ${answer.status} without GraphQL errors for ${context}`).toBeGreaterThan(0);
   } else {
     expect(answer.headers['content-type'], `a ${answer.status} that is not problem+json for ${context}`).toMatch(/^application\/problem\+json/);

@@ -2,15 +2,15 @@
  * `npm start` in a project directory, as an operator runs it (or any other command that starts the
  * service: `startService`), timed from the spawn to the first answer of `GET /healthz` (any status:
  * the server answers). Sandbox mode: the variables that would configure a live channel are left out
- * of the child's environment. The child runs in its own process group, so stopping it reaches npm,
- * its shell and the server.
+ * of the child's environment, NODE_ENV and SANDBOX too (NODE_ENV=production would refuse the sandbox).
+ * The child runs in its own process group, so stopping it reaches npm, its shell and the server.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { eventually } from './eventually.js';
 
 /** Variables that configure the service: the child gets none of them from the caller. */
-const CHANNEL_VARIABLES = /^(PORT|HOST|NODE_ENV|DATA_DIR|MEMBERS_CONFIG|REFRESH_INTERVAL_SECONDS|(MEMBERSHIP|VIDEO|GRAPHQL|UPSTREAM|HTTP|SHUTDOWN|SANDBOX)_\w+)$/;
+const CHANNEL_VARIABLES = /^(PORT|HOST|NODE_ENV|SANDBOX|DATA_DIR|MEMBERS_CONFIG|REFRESH_INTERVAL_SECONDS|(MEMBERSHIP|VIDEO|GRAPHQL|UPSTREAM|HTTP|SHUTDOWN|SANDBOX)_\w+)$/;
 const POLL_MS = 10;
 
 export interface NpmStartOptions {

@@ -1,9 +1,9 @@
 /**
- * A throw-away copy of the project in a temp directory (node_modules symlinked, not copied), so
+ * A throw-away copy of the project in a temp directory (node_modules linked, not copied), so
  * tests and benchmarks can edit SDL and run the real npm scripts without touching the working tree.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -35,6 +35,24 @@ export interface ProjectCopy {
   remove(): Promise<void>;
 }
 
+/** The workspace packages' scope in node_modules: npm links it to packages/, which the copy has its own of. */
+const WORKSPACE_SCOPE = '@channel-graph';
+
+/**
+ * node_modules of the copy: every entry linked to the project's, except the workspace packages,
+ * linked to the copy's own packages/ (as npm links them), so the copy builds and runs its own.
+ */
+async function linkNodeModules(dir: string): Promise<void> {
+  const modules = join(dir, 'node_modules');
+  await mkdir(join(modules, WORKSPACE_SCOPE), { recursive: true });
+  for (const name of await readdir(join(projectRoot, 'node_modules'))) {
+    if (name !== WORKSPACE_SCOPE) await symlink(join(projectRoot, 'node_modules', name), join(modules, name));
+  }
+  for (const name of await readdir(join(projectRoot, 'node_modules', WORKSPACE_SCOPE))) {
+    await symlink(join(dir, 'packages', name), join(modules, WORKSPACE_SCOPE, name), 'dir');
+  }
+}
+
 export async function copyProject(): Promise<ProjectCopy> {
   const dir = await mkdtemp(join(tmpdir(), 'channel-graph-copy-'));
   for (const path of await listSources()) {
@@ -43,7 +61,7 @@ export async function copyProject(): Promise<ProjectCopy> {
       if (error.code !== 'ENOENT') throw error;
     });
   }
-  await symlink(join(projectRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await linkNodeModules(dir);
   return {
     dir,
     npmRun: (script, args = []) =>

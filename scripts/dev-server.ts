@@ -1,0 +1,145 @@
+/**
+ * The [server] part of `npm run dev`: the server (`src/main.ts` or another entry) in a child process
+ * with an IPC channel, and what happens to it:
+ * - an SDL regeneration: `reload-schema` (src/lib/dev-loop.ts): the running server swaps its schema,
+ *   and keeps its snapshots, subscriptions and sandbox (an entry that does not join the dev loop is
+ *   restarted instead);
+ * - a change to its code: a new server process from a standby (scripts/dev-standby.ts: runtime
+ *   dependencies already loaded) imports the code as it is now; only once that worked is the running
+ *   server stopped (SIGTERM: it closes as in production, snapshots saved) and the new one started, so
+ *   code that throws at import leaves the last good server answering. A server that starts answers
+ *   from the snapshots on disk at once and refreshes them behind (src/channel/snapshot-store.ts).
+ * Changes that come during a restart make one more restart after it.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { DevServerReport } from '../src/lib/dev-loop.js';
+import type { StandbyReport, StandbyRequest } from './dev-standby.js';
+
+export interface DevServerOptions {
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  /** Every line the server processes write, and the supervisor's own. */
+  print: (line: string) => void;
+  /** Told of every server start (its URLs) and schema reload. */
+  onReport: (report: DevServerReport, startedInMs?: number) => void;
+}
+
+export interface DevServer {
+  /** The server's code changed: a new server replaces the running one once it imports. */
+  restart(reason: string): void;
+  /** The SDL was regenerated: the running server serves it (a server starting reads it anyway). */
+  reloadSchema(): void;
+  /** Stops every server process (SIGTERM, then SIGKILL after `graceMs`). */
+  stop(graceMs: number): Promise<void>;
+}
+
+interface ServerProcess {
+  child: ChildProcess;
+  /** True once the child has reported `kind`; false if it exited before. */
+  next(kind: StandbyReport['kind']): Promise<boolean>;
+  exited: Promise<void>;
+}
+
+const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
+
+export function createDevServer(options: DevServerOptions): DevServer {
+  const { entry, env, print, onReport } = options;
+  let running: ServerProcess | undefined;
+  let standby: ServerProcess | undefined;
+  let stopping = false;
+  /** The restart under way, and whether another was asked for meanwhile (and why). */
+  let cycle: Promise<void> | undefined;
+  let again: string | undefined;
+  let startedAt = 0;
+  /** Server processes stopped on purpose (their exit is no news). */
+  const retiring = new WeakSet<ChildProcess>();
+  /** Server processes that said they swap a regenerated SDL in (src/lib/dev-loop.ts); others are restarted. */
+  const reloadable = new WeakSet<ChildProcess>();
+
+  /** `preload`: load the runtime dependencies while waiting (a standby); the first start needs only its own. */
+  function spawnServerProcess(preload = true): ServerProcess {
+    const child = fork('scripts/dev-standby.ts', preload ? ['--preload'] : [], { env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && print(line));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const reached = new Set<StandbyReport['kind']>();
+    const waiting = new Map<StandbyReport['kind'], (reached: boolean) => void>();
+    child.on('message', (message: StandbyReport | DevServerReport) => {
+      if (message.kind === 'standing-by' || message.kind === 'imported') {
+        reached.add(message.kind);
+        waiting.get(message.kind)?.(true);
+        return;
+      }
+      if (message.kind === 'listening' && message.reloadsSchema) reloadable.add(child);
+      onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
+    });
+    child.once('exit', (code, signal) => {
+      for (const reach of waiting.values()) reach(false);
+      if (!stopping && !retiring.has(child) && running?.child === child) print(`exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
+    });
+    const next = (kind: StandbyReport['kind']): Promise<boolean> => {
+      if (reached.has(kind)) return Promise.resolve(true);
+      return hasExited(child) ? Promise.resolve(false) : new Promise((resolve) => waiting.set(kind, resolve));
+    };
+    return { child, next, exited };
+  }
+
+  const send = (server: ServerProcess, request: StandbyRequest | { kind: 'reload-schema' }): void => {
+    if (server.child.connected) server.child.send(request, (error) => error && undefined);
+  };
+
+  async function stopProcess(server: ServerProcess, graceMs: number): Promise<void> {
+    retiring.add(server.child);
+    if (hasExited(server.child)) return;
+    server.child.kill('SIGTERM');
+    const kill = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
+    await server.exited;
+    clearTimeout(kill);
+  }
+
+  async function replace(reason: string): Promise<void> {
+    startedAt = performance.now();
+    const next = standby ?? spawnServerProcess(running !== undefined);
+    standby = undefined;
+    const ready = await next.next('standing-by');
+    const imported = ready && (send(next, { kind: 'run', entry }), await next.next('imported'));
+    if (stopping) return;
+    if (!imported) {
+      print(running === undefined ? `${entry} did not load (above); it is tried again on the next change to its code` : `not restarted (${reason}): the code does not load (above); the last good server still answers`);
+    } else {
+      if (running !== undefined) await stopProcess(running, 5_000);
+      running = next;
+      send(next, { kind: 'start' });
+    }
+    // The next standby loads while the developer reads the answer, not during the restart.
+    if (!stopping) standby = spawnServerProcess();
+  }
+
+  function restart(reason: string): void {
+    if (stopping) return;
+    if (cycle !== undefined) {
+      again = reason;
+      return;
+    }
+    cycle = replace(reason).finally(() => {
+      cycle = undefined;
+      const pending = again;
+      again = undefined;
+      if (pending !== undefined) restart(pending);
+    });
+  }
+
+  restart('start');
+  return {
+    restart,
+    reloadSchema() {
+      if (running === undefined || hasExited(running.child)) return;
+      if (reloadable.has(running.child)) send(running, { kind: 'reload-schema' });
+      else restart('SDL regenerated, and the server does not swap schemas');
+    },
+    async stop(graceMs) {
+      stopping = true;
+      await Promise.all([running, standby].filter((server) => server !== undefined).map((server) => stopProcess(server, graceMs)));
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The [server] part of `npm run dev` (scripts/dev-server.ts) with an entry that does not join the
+ * dev loop (no src/lib/dev-loop.ts): it cannot swap a regenerated SDL in, so it is restarted, on
+ * the code as it is then.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, expect, it } from 'vitest';
+import { createDevServer, type DevServer } from '../../scripts/dev-server.js';
+
+let dir: string | undefined;
+let server: DevServer | undefined;
+afterAll(async () => {
+  await server?.stop(5_000);
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function eventually(what: string, holds: () => boolean, lines: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; printed:\n${lines.join('\n')}`);
+    await sleep(20);
+  }
+}
+
+it('restarts an entry that does not swap schemas when the SDL is regenerated', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dev-server-'));
+  const entry = join(dir, 'entry.ts');
+  // Stays up until told to stop, like a server.
+  await writeFile(entry, "console.log('version 1');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
+  const printed: string[] = [];
+  server = createDevServer({ entry, env: process.env, print: (line) => printed.push(line), onReport: () => undefined });
+  await eventually('the entry to run', () => printed.includes('version 1'), printed);
+  await writeFile(entry, "console.log('version 2');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
+  server.reloadSchema();
+  await eventually('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
+  expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2']);
+});
