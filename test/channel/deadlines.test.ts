@@ -4,7 +4,8 @@ import { UpstreamError, type UpstreamSource } from '../../src/channel/upstream.j
 import { createVideoMembersSource, createVideoStatsSource } from '../../src/channel/video.js';
 import { OAuth2Client, TokenKeeper } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { collectGarbageContinuously, eventually, startHungUpstream, type HungUpstream } from '../support/hung-upstream.js';
+import { eventually } from '../support/eventually.js';
+import { collectGarbageContinuously, startHungUpstream, type HungUpstream } from '../support/hung-upstream.js';
 
 /**
  * Every request of the platform adapters has a deadline that fires on Node 20, 22 and 24 — the
@@ -65,7 +66,7 @@ describe('video adapter: fetch and body under one deadline', () => {
       expect((error as Error).message).toBe(`video: sponsorships page 1: the request was aborted or timed out (no answer within ${DEADLINE_MS} ms)`);
       expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
       expect(ms).toBeLessThan(10_000); // the deadline, not undici's 300 s headers timeout or no end at all
-      await eventually(() => upstream().open.size === 0);
+      await eventually('the connection closed', () => upstream().open.size === 0);
 
       const stats = createVideoStatsSource({ apiBase: upstream().url, members: sandbox.credentials.members, requestTimeoutMs: DEADLINE_MS });
       expect((await fetchFailure(stats)).error).toMatchObject({ source: 'stats', message: `stats: channel dashboard: the request was aborted or timed out (no answer within ${DEADLINE_MS} ms)` });
@@ -75,8 +76,11 @@ describe('video adapter: fetch and body under one deadline', () => {
   it("the caller's signal still cuts a request short before its deadline", async () => {
     const members = createVideoMembersSource({ apiBase: silent.url, members: sandbox.credentials.members, requestTimeoutMs: 60_000 });
     const caller = new AbortController();
-    setTimeout(() => caller.abort(new Error('store closed')), 100);
-    const error = await members.fetch(caller.signal).catch((failure: unknown) => failure);
+    const before = silent.requests;
+    const fetching = members.fetch(caller.signal).catch((failure: unknown) => failure);
+    await eventually('the request at the upstream', () => silent.requests > before);
+    caller.abort(new Error('store closed'));
+    const error = await fetching;
     expect(error).toMatchObject({ name: 'UpstreamError', message: 'video: sponsorships page 1: the request was aborted or timed out (cancelled by the caller)' });
     expect(((error as Error).cause as Error).message).toBe('store closed');
   });

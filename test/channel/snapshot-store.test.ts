@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatsSnapshot, SupportersSnapshot } from '../../src/channel/models.js';
 import { type SnapshotChange, SnapshotStore, type SourceName, UpstreamUnavailableError } from '../../src/channel/snapshot-store.js';
+import { eventually } from '../support/eventually.js';
 import { type JsonUpstream, startJsonUpstream } from './json-upstream.js';
 
 type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
@@ -58,9 +59,12 @@ describe('SnapshotStore', () => {
   });
 
   it('serves concurrent reads on a cold cache from ONE upstream fetch', async () => {
-    membership.latencyMs = 100;
+    const release = membership.hold();
     const store = createStore();
-    const reads = await Promise.all(Array.from({ length: 50 }, () => store.read('membership')));
+    const reading = Promise.all(Array.from({ length: 50 }, () => store.read('membership')));
+    await eventually('the fetch at the upstream', () => membership.requests === 1);
+    release();
+    const reads = await reading;
     expect(membership.requests).toBe(1);
     expect(new Set(reads.map((served) => served.data)).size).toBe(1);
     expect(reads[0]?.data.supporters.map((supporter) => supporter.id)).toEqual(['membership-0', 'membership-1', 'membership-2']);
@@ -71,10 +75,13 @@ describe('SnapshotStore', () => {
   });
 
   it('start() warms every source in the background and reads join that fetch', async () => {
-    video.latencyMs = 100;
+    const release = video.hold();
     const store = createStore();
     await store.start();
-    const served = await store.read('video');
+    await eventually('the warming fetch at the upstream', () => video.requests === 1);
+    const reading = store.read('video'); // while that fetch is held
+    release();
+    const served = await reading;
     expect(served.data.supporters).toHaveLength(2);
     expect(video.requests).toBe(1);
   });
@@ -204,11 +211,12 @@ describe('SnapshotStore', () => {
   it('reports a stored snapshot older than one refresh interval as stale until a refresh succeeds', async () => {
     const old = { ...supporters('video', 2), fetchedAt: new Date(Date.now() - 3_600_000).toISOString() };
     await writeFile(join(dataDir, 'snapshot-video.json'), JSON.stringify({ version: 1, snapshot: old }));
-    video.latencyMs = 300;
+    const release = video.hold(); // the start-up refresh stays in flight
     const store = createStore({ refreshIntervalMs: 60_000 });
     await store.start();
     expect(await store.read('video')).toMatchObject({ stale: true, data: { fetchedAt: old.fetchedAt } });
     expect(store.health().video.ageSeconds).toBeGreaterThanOrEqual(3600);
+    release();
     await store.refresh('video');
     expect((await store.read('video')).stale).toBe(false);
   });
@@ -253,10 +261,11 @@ describe('SnapshotStore', () => {
   it('replays a webhook change that lands while a refresh is in flight over its result', async () => {
     const store = createStore({ dataDir: null });
     await store.read('membership');
-    membership.latencyMs = 150;
+    const release = membership.hold();
     const refreshing = store.refresh('membership');
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await eventually('the refresh at the upstream', () => membership.requests === 2);
     await store.applyMembershipChange({ kind: 'remove', id: 'membership-2' });
+    release();
     await refreshing;
     const { data } = await store.read('membership');
     expect(data.supporters.map((supporter) => supporter.id)).toEqual(['membership-0', 'membership-1']);

@@ -75,12 +75,3 @@ export async function sendCreateUpdateDelete(sandbox: RunningSandbox, appUrl: st
     ],
   };
 }
-
-/** Polls `check` until it is true (generous deadline: the machine is shared). */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { eventually, useSandboxApp } from './event-harness.js';
+import { eventually } from '../support/eventually.js';
+import { useSandboxApp } from './event-harness.js';
 
 /**
  * The streamed answers of /graphql (GraphQL over SSE): bounded in number like GET /events and the
@@ -20,7 +21,7 @@ describe('GraphQL over SSE on /graphql', () => {
     const streams = await Promise.all([subscribeOverSse(held.signal), subscribeOverSse(held.signal), subscribeOverSse(held.signal)]);
     expect(streams.map((response) => response.status)).toEqual([200, 200, 200]);
     // Three subscriptions of one document share one execution: one listener on the log.
-    await eventually(() => started.app.events.listenerCount === 1, 'the shared subscription');
+    await eventually('the shared subscription', () => started.app.events.listenerCount === 1);
 
     const refused = await fetch(`${started.url}${SUBSCRIPTION}`, { headers: { accept: 'text/event-stream' } });
     expect(refused.status).toBe(503);
@@ -37,7 +38,7 @@ describe('GraphQL over SSE on /graphql', () => {
     await multipart.arrayBuffer();
 
     held.abort();
-    await eventually(() => started.app.events.listenerCount === 0, 'the streams to end');
+    await eventually('the streams to end', () => started.app.events.listenerCount === 0);
     const again = new AbortController();
     let reopened: Response | undefined;
     // The slots are freed when node:http sees the connections close: retried until then.
@@ -67,6 +68,6 @@ describe('GraphQL over SSE on /graphql', () => {
       });
     expect(await headersOf({ connection: 'close' })).toEqual(['close']);
     expect(await headersOf({})).toEqual(['keep-alive']);
-    await eventually(() => started.app.events.listenerCount === 0, 'the streams to end');
+    await eventually('the streams to end', () => started.app.events.listenerCount === 0);
   });
 });

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { StatsChangedDocument, SupporterChangedDocument } from '@channel-graph/client/graphql';
 import { startGraphApp } from '../graphql/graph-harness.js';
-import { eventually, sendCreateUpdateDelete } from './event-harness.js';
+import { eventually } from '../support/eventually.js';
+import { sendCreateUpdateDelete } from './event-harness.js';
 
 /**
  * The Subscription type over both transports of /graphql — GraphQL over SSE (graphql-sse client,
@@ -88,9 +89,9 @@ describe.each(transports)('$name', (transport) => {
     const membershipLeftOrUpdated = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP', changes: ['LEFT', 'UPDATED'] });
     const videoOnly = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'VIDEO' });
     const joinedOnly = transport.subscribe(app.url, SUPPORTER_CHANGED, { changes: ['JOINED'] });
-    await eventually(() => app.events.listenerCount === 4, 'four subscriptions');
+    await eventually('four subscriptions', () => app.events.listenerCount === 4);
     const { expected, newcomer } = await sendCreateUpdateDelete(app.sandbox, app.url);
-    await eventually(() => all.received.length >= 3 && membershipLeftOrUpdated.received.length >= 2 && joinedOnly.received.length >= 1, 'the events');
+    await eventually('the events', () => all.received.length >= 3 && membershipLeftOrUpdated.received.length >= 2 && joinedOnly.received.length >= 1);
     for (const subscription of [all, membershipLeftOrUpdated, videoOnly, joinedOnly]) subscription.stop();
     await Promise.all([all.done, membershipLeftOrUpdated.done, videoOnly.done, joinedOnly.done]);
 
@@ -102,7 +103,7 @@ describe.each(transports)('$name', (transport) => {
     // The supporter resolves through the graph (type, tier) as of its event: tier 3 after the update.
     expect(all.received[1]!.data?.supporterChanged?.supporter).toMatchObject({ __typename: 'Patron', id: newcomer.id, tier: { id: app.sandbox.datasets.membership.tiers[3]!.id } });
     expect(Number(all.received[1]!.data!.supporterChanged!.id)).toBe(Number(all.received[0]!.data!.supporterChanged!.id) + 1);
-    await eventually(() => app.events.listenerCount === 0, 'the subscriptions to unsubscribe');
+    await eventually('the subscriptions to unsubscribe', () => app.events.listenerCount === 0);
   });
 
   it('subscribers of one document and variables share one execution per event; other variables get their own', async () => {
@@ -111,9 +112,9 @@ describe.each(transports)('$name', (transport) => {
     const same = Array.from({ length: 10 }, () => transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP' }));
     const other = transport.subscribe(app.url, SUPPORTER_CHANGED, { platform: 'MEMBERSHIP', changes: ['LEFT'] });
     // Each subscription is acknowledged by the server before the events are sent: wait until all are executing.
-    await eventually(() => app.events.listenerCount === 2, 'two shared executions');
+    await eventually('two shared executions', () => app.events.listenerCount === 2);
     const { expected } = await sendCreateUpdateDelete(app.sandbox, app.url);
-    await eventually(() => same.every((subscription) => subscription.received.length >= 3) && other.received.length >= 1, 'the events');
+    await eventually('the events', () => same.every((subscription) => subscription.received.length >= 3) && other.received.length >= 1);
     expect(app.events.listenerCount).toBe(2);
     const changes = (payloads: Payload[]) => payloads.map(({ data }) => [data?.supporterChanged?.change.toLowerCase(), data?.supporterChanged?.supporter.id, data?.supporterChanged?.previousAmountCents]);
     for (const subscription of same) expect(changes(subscription.received)).toEqual(expected);
@@ -122,12 +123,12 @@ describe.each(transports)('$name', (transport) => {
     for (const subscription of same.slice(1)) subscription.stop();
     await Promise.all(same.slice(1).map((subscription) => subscription.done));
     const again = await sendCreateUpdateDelete(app.sandbox, app.url);
-    await eventually(() => same[0]!.received.length >= 6, 'the next events');
+    await eventually('the next events', () => same[0]!.received.length >= 6);
     expect(changes(same[0]!.received.slice(3))).toEqual(again.expected);
     same[0]!.stop();
     other.stop();
     await Promise.all([same[0]!.done, other.done]);
-    await eventually(() => app.events.listenerCount === 0, 'the executions to end');
+    await eventually('the executions to end', () => app.events.listenerCount === 0);
   });
 
   it('applies the limits to subscriptions (a document over the depth limit is refused)', async () => {
@@ -142,7 +143,7 @@ describe.each(transports)('$name', (transport) => {
   it('app.close() completes the subscriptions cleanly', async () => {
     const own = await startGraphApp();
     const subscription = transport.subscribe(own.app.url, print(StatsChangedDocument));
-    await eventually(() => own.app.events.listenerCount === 1, 'the subscription');
+    await eventually('the subscription', () => own.app.events.listenerCount === 1);
     await own.close();
     // The iteration ends (no error thrown out of it) and the listener is gone.
     await expect(subscription.done).resolves.toBeUndefined();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamChannelEvents, type ChannelStreamEvent, EventStreamError } from '@channel-graph/client/events';
 import { request, startSandboxApp } from '../http/harness.js';
 import { untilFetched } from '../graphql/graph-harness.js';
-import { eventually, memberWithStatus, sendCreateUpdateDelete, sendWebhook } from './event-harness.js';
+import { eventually } from '../support/eventually.js';
+import { memberWithStatus, sendCreateUpdateDelete, sendWebhook } from './event-harness.js';
 
 /**
  * GET /events against the real app (sandbox mode) and signed webhooks from the sandbox's robot:
@@ -31,9 +32,9 @@ function collect(options: Parameters<typeof streamChannelEvents>[1] = {}) {
 describe('GET /events', () => {
   it('streams JOINED, UPDATED and LEFT for create, update and delete webhooks, in order, with increasing ids', async () => {
     const stream = collect();
-    await eventually(() => harness.app.events.listenerCount === 1, 'the stream to subscribe');
+    await eventually('the stream to subscribe', () => harness.app.events.listenerCount === 1);
     const { expected } = await sendCreateUpdateDelete(harness.app.sandbox, url);
-    await eventually(() => stream.received.length >= 3, 'three events');
+    await eventually('three events', () => stream.received.length >= 3);
     stream.stop();
     await stream.done;
     expect(stream.received.map((event) => event.event)).toEqual(['supporter', 'supporter', 'supporter']);
@@ -51,14 +52,14 @@ describe('GET /events', () => {
     const joinedOnly = collect({ changes: ['joined'] });
     const videoOnly = collect({ platform: ['video'] });
     const leftOrUpdated = collect({ platform: ['membership'], changes: ['left', 'updated'] });
-    await eventually(() => harness.app.events.listenerCount === 3, 'three streams to subscribe');
+    await eventually('three streams to subscribe', () => harness.app.events.listenerCount === 3);
     await sendCreateUpdateDelete(harness.app.sandbox, url);
-    await eventually(() => joinedOnly.received.length >= 1 && leftOrUpdated.received.length >= 2, 'the filtered events');
+    await eventually('the filtered events', () => joinedOnly.received.length >= 1 && leftOrUpdated.received.length >= 2);
     // One more event after the three: anything a filter let through wrongly has arrived by then.
     const marker = collect();
-    await eventually(() => harness.app.events.listenerCount === 4, 'the marker stream');
+    await eventually('the marker stream', () => harness.app.events.listenerCount === 4);
     await sendWebhook(harness.app.sandbox, url, 'members:pledge:create', memberWithStatus(harness.app.sandbox, 'former_patron', 1).id);
-    await eventually(() => marker.received.length >= 1 && joinedOnly.received.length >= 2, 'the marker event');
+    await eventually('the marker event', () => marker.received.length >= 1 && joinedOnly.received.length >= 2);
     for (const stream of [joinedOnly, videoOnly, leftOrUpdated, marker]) stream.stop();
     await Promise.all([joinedOnly.done, videoOnly.done, leftOrUpdated.done, marker.done]);
     const changes = (stream: { received: ChannelStreamEvent[] }) => stream.received.map((event) => (event.event === 'supporter' ? event.data.change : event.event));
@@ -72,7 +73,7 @@ describe('GET /events', () => {
     await sendCreateUpdateDelete(harness.app.sandbox, url);
     // Query parameter.
     const replay = collect({ lastEventId: before });
-    await eventually(() => replay.received.length >= 3, 'the replayed events');
+    await eventually('the replayed events', () => replay.received.length >= 3);
     replay.stop();
     await replay.done;
     expect(replay.received.map((event) => (event.event === 'supporter' ? event.data.change : event.event))).toEqual(['joined', 'updated', 'left']);
@@ -96,7 +97,7 @@ describe('GET /events', () => {
     // The log keeps 5 events (EVENTS_LOG_SIZE): 6 later, `before` is older than the log.
     await sendCreateUpdateDelete(harness.app.sandbox, url);
     const reset = collect({ lastEventId: before });
-    await eventually(() => reset.received.length >= 1, 'the reset event');
+    await eventually('the reset event', () => reset.received.length >= 1);
     reset.stop();
     await reset.done;
     expect(reset.received).toEqual([{ id: harness.app.events.lastEventId, event: 'reset', data: { message: expect.stringContaining('read the lists again') } }]);
@@ -109,14 +110,14 @@ describe('GET /events', () => {
       expect(answer.headers.get('content-type')).toBe('application/problem+json');
     }
     const streams = [collect(), collect(), collect(), collect()];
-    await eventually(() => harness.app.events.listenerCount === 4, 'four streams');
+    await eventually('four streams', () => harness.app.events.listenerCount === 4);
     const refused = await streamChannelEvents(url).next().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(EventStreamError);
     expect((refused as EventStreamError).status).toBe(503);
     expect(JSON.parse((refused as EventStreamError).body)).toMatchObject({ status: 503, detail: expect.stringContaining('4 event streams') });
     for (const stream of streams) stream.stop();
     await Promise.all(streams.map((stream) => stream.done));
-    await eventually(() => harness.app.events.listenerCount === 0, 'the streams to unsubscribe');
+    await eventually('the streams to unsubscribe', () => harness.app.events.listenerCount === 0);
   });
 
   it('app.close() ends the open streams cleanly (the response ends, the iteration finishes)', async () => {
@@ -126,7 +127,7 @@ describe('GET /events', () => {
     const done = (async () => {
       for await (const event of streamChannelEvents(own.app.url, { signal: controller.signal })) received.push(event);
     })();
-    await eventually(() => own.app.events.listenerCount === 1, 'the stream');
+    await eventually('the stream', () => own.app.events.listenerCount === 1);
     await own.close();
     await expect(done).resolves.toBeUndefined();
     expect(controller.signal.aborted).toBe(false);

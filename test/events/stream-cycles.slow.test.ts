@@ -1,7 +1,8 @@
 import { createClient } from 'graphql-ws';
 import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { eventually, useSandboxApp } from './event-harness.js';
+import { eventually } from '../support/eventually.js';
+import { useSandboxApp } from './event-harness.js';
 
 /** A client that disconnects mid-stream frees what it held: 1,000 cycles on each transport (slow: ~10 s each). */
 const started = useSandboxApp();
@@ -15,7 +16,7 @@ describe('connect and disconnect', () => {
       await reader.read();
       controller.abort();
     }
-    await eventually(() => started.app.events.listenerCount === 0, 'every listener to be freed', 20_000);
+    await eventually('every listener to be freed', () => started.app.events.listenerCount === 0, { timeoutMs: 20_000 });
   });
 
   it('1,000 GraphQL over SSE subscribe/disconnect cycles leave no listener and no stream slot behind', async () => {
@@ -28,7 +29,7 @@ describe('connect and disconnect', () => {
       await reader.read();
       controller.abort();
     }
-    await eventually(() => started.app.events.listenerCount === 0, 'every listener to be freed', 20_000);
+    await eventually('every listener to be freed', () => started.app.events.listenerCount === 0, { timeoutMs: 20_000 });
     // Every stream slot of the bound (EVENTS_MAX_STREAMS) is free again.
     await vi.waitFor(async () => expect(await started.app.metrics()).toMatch(/^channel_event_subscribers\{transport="graphql-sse"\} 0$/m), { timeout: 20_000, interval: 100 });
   });
@@ -38,10 +39,10 @@ describe('connect and disconnect', () => {
       const client = createClient({ url: `${started.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
       const iterator = client.iterate({ query: 'subscription { statsChanged { subscribers } }' });
       const next = iterator.next();
-      await eventually(() => started.app.events.listenerCount >= 1, 'the subscription');
+      await eventually('the subscription', () => started.app.events.listenerCount >= 1);
       await client.dispose();
       await next.catch(() => undefined);
     }
-    await eventually(() => started.app.events.listenerCount === 0, 'every listener to be freed', 20_000);
+    await eventually('every listener to be freed', () => started.app.events.listenerCount === 0, { timeoutMs: 20_000 });
   });
 });

@@ -16,29 +16,23 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { copyProject, type ProjectCopy } from '../support/project-copy.js';
 
 let project: ProjectCopy;
 let dev: ChildProcess;
 let output = '';
 
-/** Waits until `predicate` holds, checking every 50 ms; fails with the dev output after `timeoutMs`. */
-async function eventually<T>(what: string, predicate: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await predicate();
-    if (value !== undefined) return value;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}; dev output:\n${output}`);
+/** Waits until `probe` gives a value, checking every 50 ms; fails with the dev output after `timeoutMs`. */
+function devEvent<T>(what: string, probe: () => Promise<T> | T, timeoutMs = 90_000): Promise<Exclude<T, undefined | false>> {
+  return eventually(what, probe, { timeoutMs, intervalMs: 50, detail: () => `dev output:\n${output}` });
 }
 
 const count = (pattern: RegExp): number => output.match(new RegExp(pattern, 'g'))?.length ?? 0;
 /** Waits for one more line matching `pattern` than there were when `since` was taken. */
 const untilMore = (what: string, pattern: RegExp, since: number, timeoutMs?: number): Promise<true> =>
-  eventually(what, () => (count(pattern) > since ? true : undefined), timeoutMs);
+  devEvent(what, () => (count(pattern) > since ? true : undefined), timeoutMs);
 
 /** The GraphQL URL of the server now answering: the banner's, or that of its latest restart. */
 function graphUrl(): string | undefined {
@@ -84,31 +78,31 @@ afterAll(async () => {
 });
 
 it('swaps a new schema into the running server, keeps the last good one on bad input, restarts on code, and stops on SIGINT', async () => {
-  await eventually('the banner', () => graphUrl());
+  await devEvent('the banner', () => graphUrl());
   expect(output).toMatch(/\[dev\] ready in \d+ ms \(Ctrl-C stops\)/);
   expect(await query('{ hero { name } }')).toEqual({ data: { hero: { name: 'R2-D2' } } });
   // The first codegen run (generated/ has no fingerprint in a fresh copy) and the first typecheck.
-  await eventually('the first regeneration', () => (/\[codegen\] regenerated in \d+ ms/.test(output) ? true : undefined));
-  await eventually('the first typecheck', () => (/\[types\] .*Found 0 errors/.test(output) ? true : undefined), 240_000);
+  await devEvent('the first regeneration', () => (/\[codegen\] regenerated in \d+ ms/.test(output) ? true : undefined));
+  await devEvent('the first typecheck', () => (/\[types\] .*Found 0 errors/.test(output) ? true : undefined), 240_000);
 
   // An SDL save: regenerated, and swapped into the same server process.
   const url = graphUrl();
   const sdl = await project.readText(SDL);
   await project.writeText(SDL, sdl.replace(HUMAN, `${HUMAN}  "Height in meters."\n  heightInMeters: String\n`));
-  await eventually('the new schema to be served', () => (/\[server\] new schema served in \d+ ms/.test(output) ? true : undefined));
+  await devEvent('the new schema to be served', () => (/\[server\] new schema served in \d+ ms/.test(output) ? true : undefined));
   expect(await project.readText('generated/starwars/resolvers-types.ts')).toContain('heightInMeters: Resolver<');
   expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual({ data: { human: { name: 'Luke Skywalker', heightInMeters: null } } });
   // The same process (a new one would listen on another port, PORT=0, and say "restarted").
   expect(graphUrl()).toBe(url);
   expect(output).not.toContain('[server] restarted');
   expect(output).toMatch(/\[server\] !!! WARNING: 1 schema field\(s\) have no resolver, so they would always be null: Human\.heightInMeters\./);
-  await eventually(
+  await devEvent(
     'the typecheck to name the missing resolver and where to add it',
     () => (/\[types\] {3}↳ no resolver for Human\.heightInMeters: add it to the Human resolvers at examples\/starwars\/resolvers\.ts:\d+:\d+/.test(output) ? true : undefined),
     180_000,
   );
   expect(output).toMatch(/\[types\] examples\/starwars\/resolvers\.ts\(\d+,\d+\): error TS2741: Property 'heightInMeters' is missing/);
-  await eventually('the schema classification', () => (/\[schema\] schema check passed/.test(output) ? true : undefined));
+  await devEvent('the schema classification', () => (/\[schema\] schema check passed/.test(output) ? true : undefined));
 
   const answersHeight = { data: { human: { name: 'Luke Skywalker', heightInMeters: null } } };
   const edited = await project.readText(SDL);
@@ -116,7 +110,7 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   // An SDL save that does not parse: reported with file and line; nothing regenerated or swapped.
   const brokenLine = edited.split('\n').findIndex((line) => line.startsWith('type Droid implements Character {')) + 1;
   await project.writeText(SDL, edited.replace('type Droid implements Character {', 'type Droid implements Character {{'));
-  await eventually('the syntax error with its file and line', () =>
+  await devEvent('the syntax error with its file and line', () =>
     output.includes(`[codegen]   ${SDL}:${brokenLine}:34 Syntax Error: Expected Name, found "{".`) ? true : undefined,
   );
   expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual(answersHeight);
@@ -124,7 +118,7 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   // An SDL that parses but does not build (codegen fails): the same.
   const unknownLine = edited.split('\n').findIndex((line) => line.includes('heightInMeters: String')) + 1;
   await project.writeText(SDL, edited.replace('heightInMeters: String', 'heightInMeters: Meters'));
-  await eventually('the unknown type with its file and line', () =>
+  await devEvent('the unknown type with its file and line', () =>
     new RegExp(`\\[codegen\\] {3}${SDL.replaceAll('.', '\\.')}:${unknownLine}:\\d+ Unknown type "Meters"`).test(output) ? true : undefined,
   );
   expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual(answersHeight);
@@ -133,7 +127,7 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   const codegenPid = Number.parseInt(execFileSync('ps', ['-o', 'pid=,args=', '--sid', String(dev.pid)], { encoding: 'utf8' }).split('\n').find((line) => line.includes('dev-codegen.ts')) ?? '', 10);
   const failures = count(/\[codegen\] cannot regenerate/g);
   process.kill(codegenPid, 'SIGKILL');
-  await eventually('codegen to be restarted', () => (output.includes('[codegen] exited (SIGKILL); restarting it (the server keeps serving)') ? true : undefined));
+  await devEvent('codegen to be restarted', () => (output.includes('[codegen] exited (SIGKILL); restarting it (the server keeps serving)') ? true : undefined));
   // Its first run: the SDL is not the one of its last good run, so it runs, and fails the same way.
   await untilMore('the restarted codegen to run', /\[codegen\] cannot regenerate/g, failures);
   const regenerated = count(/\[codegen\] regenerated in/g);
@@ -145,10 +139,10 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   const throwing = resolvers.replace('export const resolvers: Resolvers = {', "throw new Error('resolvers cannot load');\nexport const resolvers: Resolvers = {");
   const throwLine = throwing.split('\n').findIndex((line) => line.startsWith('throw new Error')) + 1;
   await project.writeText(RESOLVERS, throwing);
-  await eventually('the import failure with its file, line and column', () =>
+  await devEvent('the import failure with its file, line and column', () =>
     output.includes(`[server] ${RESOLVERS}:${throwLine}:7 Error: resolvers cannot load`) ? true : undefined,
   );
-  await eventually('the refusal to replace the server', () => (/\[server\] not restarted \(examples\/starwars\/resolvers\.ts changed\): the code does not load/.test(output) ? true : undefined));
+  await devEvent('the refusal to replace the server', () => (/\[server\] not restarted \(examples\/starwars\/resolvers\.ts changed\): the code does not load/.test(output) ? true : undefined));
   expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual(answersHeight);
 
   // The resolver implemented: a new server on the new code.
@@ -173,17 +167,17 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
 
   // generated/ deleted: regenerated.
   await rm(join(project.dir, 'generated'), { recursive: true });
-  await eventually('generated/ to be regenerated', async () => {
+  await devEvent('generated/ to be regenerated', async () => {
     const text = await readFile(join(project.dir, 'generated', 'starwars', 'resolvers-types.ts'), 'utf8').catch(() => '');
     return text.includes('heightInMeters: Resolver<') ? true : undefined;
   });
-  await eventually('every output to be back', async () => {
+  await devEvent('every output to be back', async () => {
     const present = await Promise.all(['generated/client/graphql.ts', 'generated/openapi/channel-api.ts', 'generated/channel/resolvers-types.ts'].map((file) => readFile(join(project.dir, file)).then(() => true, () => false)));
     return present.every(Boolean) ? true : undefined;
   });
 
   // A second `npm run dev` in the same tree: refused, saying why, and generated/ untouched.
-  await eventually('regeneration to settle', () => (/\[schema\] schema check passed\n(?![\s\S]*\[codegen\] regenerated)/.test(output) ? true : undefined));
+  await devEvent('regeneration to settle', () => (/\[schema\] schema check passed\n(?![\s\S]*\[codegen\] regenerated)/.test(output) ? true : undefined));
   const digest = await generatedDigest();
   const second = await new Promise<{ code: number | null; text: string }>((resolve) => {
     const child = spawn('npm', ['run', '--silent', 'dev', '--', 'examples/starwars/main.ts'], { cwd: project.dir, env: { ...process.env, NODE_ENV: undefined, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -202,13 +196,13 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   const [contract] = (await readdir(join(project.dir, 'openapi'))).filter((name) => name.endsWith('.yaml'));
   if (contract === undefined) throw new Error('openapi/ holds no *.yaml contract to copy');
   await copyFile(join(project.dir, 'openapi', contract), join(project.dir, 'openapi', 'dev-probe.yaml'));
-  const probeTypes = await eventually('openapi types for the new contract', async () => {
+  const probeTypes = await devEvent('openapi types for the new contract', async () => {
     const text = await readFile(join(project.dir, 'generated', 'openapi', 'dev-probe.ts'), 'utf8').catch(() => '');
     return text.includes('export type paths') && text.includes('export type components') ? text : undefined; // complete, not mid-write
   });
   expect(probeTypes).toContain('from openapi/dev-probe.yaml');
   await writeFile(join(project.dir, 'openapi', 'dev-broken.yaml'), 'openapi: 3.1.0\ninfo: [unclosed\n');
-  await eventually('the contract error with its file and line', () => (/\[codegen\] {3}openapi\/dev-broken\.yaml:\d+:\d+ /.test(output) ? true : undefined));
+  await devEvent('the contract error with its file and line', () => (/\[codegen\] {3}openapi\/dev-broken\.yaml:\d+:\d+ /.test(output) ? true : undefined));
 
   // A codegen process that cannot let go (SIGSTOP: it answers no signal) must not keep dev from
   // stopping: it is killed.
@@ -224,8 +218,8 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   // ends by that signal; dev.ts stops its children and exits 0 after logging "stopped".
   const lastUrl = graphUrl() ?? '';
   process.kill(-group, 'SIGINT');
-  await eventually('dev to stop', () => (output.includes('[dev] stopped') ? true : undefined));
-  await eventually('every process of the group to exit', () => {
+  await devEvent('dev to stop', () => (output.includes('[dev] stopped') ? true : undefined));
+  await devEvent('every process of the group to exit', () => {
     try {
       process.kill(-group, 0);
       return undefined;

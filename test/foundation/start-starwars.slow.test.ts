@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { projectRoot } from '../support/project-copy.js';
 import { heroQuery, heroResult } from '../starwars/graph-client.js';
 
@@ -30,13 +31,8 @@ function startStarWars(port: string): StartedScript {
 it('serves the hero query on PORT and stops on SIGTERM', async () => {
   const server = startStarWars('0');
   try {
-    let url: string | undefined;
-    for (let waited = 0; url === undefined && waited < 30_000; waited += 50) {
-      url = /Star Wars graph at (http:\/\/localhost:\d+\/graphql)/.exec(server.output())?.[1];
-      if (url === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(url, server.output()).toBeDefined();
-    const response = await fetch((url ?? '').replace('localhost', '127.0.0.1'), {
+    const url = await eventually('the listening line', () => /Star Wars graph at (http:\/\/localhost:\d+\/graphql)/.exec(server.output())?.[1], { timeoutMs: 30_000, intervalMs: 50, detail: server.output });
+    const response = await fetch(url.replace('localhost', '127.0.0.1'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: heroQuery }),

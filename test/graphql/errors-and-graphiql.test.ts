@@ -26,10 +26,16 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function serveCorruptGraph(settings: Partial<GraphSettings>): Promise<string> {
+/**
+ * The corrupt graph's URL, and the errors its yoga logged: an unexpected error is logged with its
+ * stack (for the operator) whatever the answer shows, so the tests read it here, not on stderr.
+ */
+async function serveCorruptGraph(settings: Partial<GraphSettings>): Promise<{ url: string; loggedErrors: unknown[][] }> {
   const store = new SnapshotStore({ sources: { membership: corruptMembership, video: emptyVideo, stats }, refreshIntervalMs: 0, logger: silentLogger });
   await store.start();
-  const graph = createChannelGraph({ store, settings: { ...DEFAULT_GRAPH_SETTINGS, ...settings } });
+  const loggedErrors: unknown[][] = [];
+  const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (...args: unknown[]) => void loggedErrors.push(args) };
+  const graph = createChannelGraph({ store, settings: { ...DEFAULT_GRAPH_SETTINGS, ...settings }, logger });
   const server: Server = createServer(graph.requestListener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(async () => {
@@ -37,31 +43,40 @@ async function serveCorruptGraph(settings: Partial<GraphSettings>): Promise<stri
     await graph.dispose();
     await store.close();
   });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, loggedErrors };
+}
+
+/** The one error the server logged for the corrupt snapshot: the original TypeError, with its stack. */
+function expectOriginalErrorLogged(loggedErrors: unknown[][]): void {
+  expect(loggedErrors).toHaveLength(1);
+  expect(loggedErrors[0]?.[0]).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), stack: expect.stringMatching(/indexSnapshot/) });
 }
 
 describe('error masking', () => {
   it('in production an unexpected error is "Unexpected error." with nothing of the original, and the rest resolves', async () => {
-    const url = await serveCorruptGraph({ development: false, maskErrors: true });
+    const { url, loggedErrors } = await serveCorruptGraph({ development: false, maskErrors: true });
     const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } stats { subscribers } }' });
     expect(body.data).toEqual({ topSupporter: null, stats: { subscribers: 7 } });
     expect(body.errors).toHaveLength(1);
     expect(body.errors![0]).toMatchObject({ message: 'Unexpected error.', path: ['topSupporter'] });
     expect(JSON.stringify(body.errors)).not.toMatch(/Cannot read|stack|originalError/);
+    expectOriginalErrorLogged(loggedErrors);
   });
 
   it('in development the original error (message and stack) is in extensions.originalError', async () => {
-    const url = await serveCorruptGraph({ development: true, maskErrors: false });
+    const { url, loggedErrors } = await serveCorruptGraph({ development: true, maskErrors: false });
     const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } }' });
     expect(body.errors![0]!.extensions!.originalError).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), stack: expect.any(String) });
+    expectOriginalErrorLogged(loggedErrors);
   });
 
   it('in production with GRAPHQL_MASK_ERRORS=false an unexpected error keeps its message, but no stack or path', async () => {
-    const url = await serveCorruptGraph({ development: false, maskErrors: false });
+    const { url, loggedErrors } = await serveCorruptGraph({ development: false, maskErrors: false });
     const { body } = await postGraph(url, { query: '{ topSupporter(platform: MEMBERSHIP) { id } }' });
     expect(body.errors).toHaveLength(1);
     expect(body.errors![0]).toMatchObject({ message: expect.stringMatching(/Cannot read properties of null/), path: ['topSupporter'], extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     expect(JSON.stringify(body)).not.toMatch(/stack|originalError|\.ts:\d|file:/);
+    expectOriginalErrorLogged(loggedErrors);
   });
 
   it('field suggestions follow introspection: both are given in production (the npm start defaults) as in development', async () => {

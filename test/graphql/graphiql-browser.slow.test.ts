@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithBinary, findSystemBinary } from '../support/system-binary.js';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
+import { describeWithBinary } from '../support/system-binary.js';
 import { query, startGraphApp } from './graph-harness.js';
 
 /**
@@ -11,7 +12,6 @@ import { query, startGraphApp } from './graph-harness.js';
  * on GET /graphql loads with no network beyond our server, runs a query typed into its editor, and
  * shows the result. The screenshot is kept under test-artifacts/.
  */
-const CHROMIUM = findSystemBinary({ name: 'Chromium', command: '/usr/bin/chromium', envVar: 'CHROMIUM_PATH', install: 'apt-get install chromium' });
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const SCREENSHOT = `${ARTIFACTS}graphiql.png`;
 
@@ -20,10 +20,7 @@ describeWithBinary(CHROMIUM, 'GraphiQL in headless Chromium', (executablePath) =
   let browser: Browser;
   beforeAll(async () => {
     started = await startGraphApp({ graphiql: true });
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium(executablePath);
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxControl } from '../http/harness.js';
+import { eventually } from '../support/eventually.js';
 import { listOf, postGraph, startGraphApp } from './graph-harness.js';
 
 /**
@@ -40,7 +41,8 @@ describe('response cache', () => {
     const first = await postGraph(started.app.url, { query: STATS });
     const etag = first.headers.get('etag')!;
     expect(await revalidate(STATS, etag)).toBe(304);
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a later fetchedAt
+    // A later fetchedAt (milliseconds): the refresh starts once the clock has passed the first one.
+    await eventually('the clock past the first fetchedAt', () => Date.now() > Date.parse(first.body.data!.stats.fetchedAt), { intervalMs: 1 });
     await started.app.store.refresh('stats');
     const after = await postGraph(started.app.url, { query: STATS });
     expect(after.status).toBe(200);

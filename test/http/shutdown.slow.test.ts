@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/app.js';
 import { FileTokenStore } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from '../support/eventually.js';
 import { liveModeEnv } from '../support/live-env.js';
 
 /**
@@ -24,6 +25,9 @@ import { liveModeEnv } from '../support/live-env.js';
  *   files only and reports the dead token in /healthz, naming the fix.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SERVICE_WAIT_MS = 30_000;
+/** src/main.ts: a signal repeated within this time is the same request to stop (npm forwards a Ctrl-C twice). */
+const REPEATED_SIGNAL_MS = 1_000;
 const MAIN = join(ROOT, 'src/main.ts');
 const HOLD_TOKEN_SAVE = join(ROOT, 'test/support/hold-token-save.ts');
 
@@ -79,14 +83,14 @@ function startService(env: Record<string, string> = {}, preload?: 'rename' | 'wr
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
   );
-  const url = (async () => {
-    for (;;) {
-      const match = /channel api listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) return match[1];
+  const url = eventually(
+    'the service to listen',
+    () => {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited before listening:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
+      return /channel api listening on (http:\/\/\S+)/.exec(output)?.[1];
+    },
+    { timeoutMs: SERVICE_WAIT_MS, detail: () => output },
+  );
   url.catch(() => undefined);
   const service = { child, output: () => output, url, exited };
   running.push(service);
@@ -105,14 +109,9 @@ async function tokenRequests(): Promise<number> {
   return ((await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as { requests: { token: number } }).requests.token;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** A process of its own (tsx compiles it at start): generous on a loaded machine. */
+function waitFor<T>(what: string, probe: () => Promise<T> | T): Promise<Exclude<T, undefined | false>> {
+  return eventually(what, probe, { timeoutMs: SERVICE_WAIT_MS });
 }
 
 /** The access tokens expire, so the service's first membership read at start refreshes (slowly, with `latencyMs`). */
@@ -152,12 +151,12 @@ describe('the service process and its token', () => {
     await refreshAtStart(latencyMs);
     const service = startService();
     await service.url;
-    await waitFor('the refresh request', async () => ((await tokenRequests()) >= 1 ? true : undefined));
+    await waitFor('the refresh request', async () => (await tokenRequests()) >= 1);
     const answerDue = performance.now() + latencyMs;
     const signalled = performance.now();
     service.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    service.child.kill('SIGTERM'); // within a second of the first: the same request to stop
+    await waitFor('the closing line', () => service.output().includes('SIGTERM: closing'));
+    service.child.kill('SIGTERM'); // once the first was handled, and within a second of it: the same request to stop
     const { code, at } = await service.exited;
     expect(code, service.output()).toBe(0);
     expect(service.output()).toContain('closing: waiting for the membership token refresh in flight and its save');
@@ -174,10 +173,12 @@ describe('the service process and its token', () => {
     await refreshAtStart(20_000);
     const service = startService({ UPSTREAM_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '30000' });
     await service.url;
-    await waitFor('the refresh request', async () => ((await tokenRequests()) >= 1 ? true : undefined));
+    await waitFor('the refresh request', async () => (await tokenRequests()) >= 1);
     service.child.kill('SIGINT');
-    await waitFor('the closing line', () => (service.output().includes('SIGINT: closing') ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await waitFor('the closing line', () => service.output().includes('SIGINT: closing'));
+    // The process logged that line after it took the first signal's time: the window is measured from here.
+    const closingSeen = performance.now();
+    await eventually("the first signal's repeat window to end", () => performance.now() - closingSeen > REPEATED_SIGNAL_MS, { intervalMs: 50 });
     const again = performance.now();
     service.child.kill('SIGINT');
     const { code, at } = await service.exited;
@@ -190,7 +191,7 @@ describe('the service process and its token', () => {
     await refreshAtStart(20_000);
     const service = startService({ UPSTREAM_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '1000' });
     await service.url;
-    await waitFor('the refresh request', async () => ((await tokenRequests()) >= 1 ? true : undefined));
+    await waitFor('the refresh request', async () => (await tokenRequests()) >= 1);
     service.child.kill('SIGTERM');
     const { code } = await service.exited;
     expect(code).toBe(1);
@@ -200,7 +201,7 @@ describe('the service process and its token', () => {
   it('kill -9 after the new token is flushed to its temporary file, before the rename: the next start recovers it and works', async () => {
     await refreshAtStart(0);
     const service = startService({}, 'rename');
-    await waitFor('the held rename', () => (service.output().includes('holding the token save (rename)') ? true : undefined));
+    await waitFor('the held rename', () => service.output().includes('holding the token save (rename)'));
     const files = await readdir(dataDir);
     expect(files).not.toContain(MEMBERSHIP_TOKEN_FILE); // the seed token in the configuration is the only other copy, and it is dead
     expect(files.filter((name) => name.startsWith(`${MEMBERSHIP_TOKEN_FILE}.`) && name.endsWith('.tmp'))).toHaveLength(1);
@@ -214,7 +215,7 @@ describe('the service process and its token', () => {
   it('kill -9 in the middle of writing the token: the next start reads complete files only and /healthz says to log in again', async () => {
     await refreshAtStart(0);
     const service = startService({}, 'write');
-    await waitFor('the held write', () => (service.output().includes('holding the token save (write)') ? true : undefined));
+    await waitFor('the held write', () => service.output().includes('holding the token save (write)'));
     service.child.kill('SIGKILL');
     await service.exited;
 

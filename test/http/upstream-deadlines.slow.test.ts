@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp, type ChannelApp } from '../../src/app.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from '../support/eventually.js';
 import { collectGarbageContinuously } from '../support/hung-upstream.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig } from './harness.js';
 
@@ -40,12 +41,16 @@ async function startApp(): Promise<ChannelApp> {
 
 /** Polls /healthz until `source` is stale; resolves with the health and the time it took. */
 async function untilStale(app: ChannelApp, source: keyof Health['sources'], since: number): Promise<{ health: Health; ms: number }> {
-  for (;;) {
-    const health = (await request(app.url, 'GET', '/healthz')).json<Health>();
-    if (health.sources[source].stale) return { health, ms: performance.now() - since };
-    if (performance.now() - since > 20_000) throw new Error(`${source} never turned stale: ${JSON.stringify(health)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let last: Health | undefined;
+  const health = await eventually(
+    `${source} turning stale in /healthz`,
+    async () => {
+      last = (await request(app.url, 'GET', '/healthz')).json<Health>();
+      return last.sources[source].stale ? last : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 25, detail: () => JSON.stringify(last) },
+  );
+  return { health, ms: performance.now() - since };
 }
 
 beforeAll(async () => {

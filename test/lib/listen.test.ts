@@ -7,6 +7,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { listen } from '../../src/lib/listen.js';
+import { deferred } from '../support/deferred.js';
 
 /** GET through `agent`, resolving with the status and body, or the client-side error. */
 function get(url: string, agent: Agent): Promise<{ status?: number; body?: string; error?: string }> {
@@ -51,16 +52,25 @@ describe('listen', () => {
 
 describe('close', () => {
   it('lets a request in flight finish, then closes its keep-alive connection at once', async () => {
-    const server = createServer((_request, response) => setTimeout(() => response.end('finished'), 200));
+    // The handler answers when the test says so; `arrived` tells the test a request is in.
+    let arrived = deferred();
+    let answer = deferred();
+    const server = createServer((_request, response) => {
+      arrived.resolve();
+      void answer.promise.then(() => response.end('finished'));
+    });
     // Without close() closing it, an idle keep-alive connection would stay open this long.
     server.keepAliveTimeout = 120_000;
     const listening = await listen(server, { closeGraceMs: 60_000 });
     const agent = new Agent({ keepAlive: true });
     try {
+      answer.resolve();
       expect(await get(listening.url, agent)).toEqual({ status: 200, body: 'finished' }); // one idle connection
+      [arrived, answer] = [deferred(), deferred()];
       const inFlight = get(listening.url, agent);
-      await sleep(50);
+      await arrived.promise;
       const closing = listening.close();
+      answer.resolve(); // answered after close() began
       expect(await inFlight).toEqual({ status: 200, body: 'finished' });
       expect(await settleOf(closing)).toBe('closed');
       expect((await get(listening.url, new Agent())).error).toMatch(/ECONNREFUSED/);
@@ -70,11 +80,12 @@ describe('close', () => {
   });
 
   it('cuts a request still unanswered when the grace period ends', async () => {
-    const listening = await listen(() => undefined, { closeGraceMs: 300 });
+    const arrived = deferred();
+    const listening = await listen(() => arrived.resolve(), { closeGraceMs: 300 });
     const agent = new Agent({ keepAlive: true });
     try {
       const hanging = get(listening.url, agent);
-      await sleep(50);
+      await arrived.promise;
       expect(await settleOf(listening.close())).toBe('closed');
       expect((await hanging).error).toMatch(/socket hang up|ECONNRESET/);
     } finally {

@@ -1,22 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import type { TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
+import { describeWithBinary } from '../support/system-binary.js';
 import { type RunningProvider, startProvider } from './support/oidc.js';
 
 /**
  * The login command as a user runs it — its own process (the `npm run authorize` entry,
  * src/authorize.ts) — with the authorization page opened in real headless Chromium.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const ENTRY = fileURLToPath(new URL('../../src/authorize.ts', import.meta.url));
 
 interface Spawned {
@@ -47,16 +46,13 @@ function spawnCommand(args: string[], env: Record<string, string>, cwd: string):
   return { child, stdout: () => out, stderr: () => err, url, exit };
 }
 
-describe.skipIf(!HAS_CHROMIUM)(`npm run authorize in its own process, the page in headless Chromium${HAS_CHROMIUM ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`, () => {
+describeWithBinary(CHROMIUM, 'npm run authorize in its own process, the page in headless Chromium', (executablePath) => {
   let browser: Browser;
   let sandbox: RunningSandbox;
   let op: RunningProvider;
   let dir: string;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium(executablePath);
     sandbox = await startSandbox({ seed: 9 });
     op = await startProvider({ routes: { authorization: '/oauth2/authorize', token: '/api/oauth2/token', revocation: '/api/oauth2/revoke' } });
     dir = await mkdtemp(join(tmpdir(), 'authorize-chromium-'));

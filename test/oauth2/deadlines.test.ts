@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OAuth2AbortError, OAuth2BaseError, OAuth2Client, OAuth2ConnectionError, OAuth2TimeoutError } from '@channel-graph/oauth2';
+import { eventually } from '../support/eventually.js';
 
 /**
  * `connection.timeout` must fire on Node 20, 22 and 24 whatever the caller passes as `signal`, and
@@ -18,17 +19,21 @@ interface Upstream {
   url: string;
   /** Sockets the upstream accepted and that are still open. */
   open: Set<Socket>;
+  /** Requests received so far (one per connection's first data). */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
 /** A TCP server that reads requests and answers with `answer` (or never, when it is undefined). */
 async function startUpstream(answer: string | undefined): Promise<Upstream> {
   const open = new Set<Socket>();
+  let requests = 0;
   const server: NetServer = createNetServer((socket) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
     socket.on('error', () => undefined);
     socket.once('data', () => {
+      requests += 1;
       if (answer !== undefined) socket.write(answer);
     });
   });
@@ -36,6 +41,9 @@ async function startUpstream(answer: string | undefined): Promise<Upstream> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     open,
+    get requests() {
+      return requests;
+    },
     close: async () => {
       for (const socket of open) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -72,14 +80,6 @@ function collectGarbageContinuously(): void {
   collecting = setInterval(gc, 5);
 }
 
-async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('connection.timeout is a deadline that really fires', () => {
   it('an upstream that accepts the connection and never answers: OAuth2TimeoutError, with a caller signal, under forced GC', async () => {
     collectGarbageContinuously();
@@ -91,7 +91,7 @@ describe('connection.timeout is a deadline that really fires', () => {
     expect((error as Error).message).toBe(`request to ${new URL(silent.url).origin}/never timed out after 300 ms`);
     expect(Date.now() - started).toBeLessThan(10_000); // settles on the deadline, not on undici's 300 s headersTimeout
     // The abort reached the socket: the connection is closed, not left hanging.
-    await eventually(() => silent.open.size === 0);
+    await eventually('the connection closed', () => silent.open.size === 0);
   });
 
   it('an upstream that sends the headers and then stalls the body: OAuth2TimeoutError (the deadline covers the body)', async () => {
@@ -101,19 +101,21 @@ describe('connection.timeout is a deadline that really fires', () => {
     expect(error).toBeInstanceOf(OAuth2TimeoutError);
     const withSignal = await client(stalledBody.url, 300).request('get', 'stalled', { signal: caller.signal }).catch((e: unknown) => e);
     expect(withSignal).toBeInstanceOf(OAuth2TimeoutError);
-    await eventually(() => stalledBody.open.size === 0);
+    await eventually('the connection closed', () => stalledBody.open.size === 0);
   });
 
   it("the caller's own signal still aborts first, as OAuth2AbortError (named AbortError) with the signal's reason", async () => {
     collectGarbageContinuously();
     const caller = new AbortController();
-    const pending = client(silent.url, 60_000).request('get', 'never', { signal: caller.signal });
-    setTimeout(() => caller.abort(new Error('shutting down')), 100);
-    const error = (await pending.catch((e: unknown) => e)) as OAuth2AbortError;
+    const before = silent.requests;
+    const pending = client(silent.url, 60_000).request('get', 'never', { signal: caller.signal }).catch((e: unknown) => e);
+    await eventually('the request at the upstream', () => silent.requests > before);
+    caller.abort(new Error('shutting down'));
+    const error = (await pending) as OAuth2AbortError;
     expect(error).toBeInstanceOf(OAuth2AbortError);
     expect(error.name).toBe('AbortError');
     expect((error.cause as Error).message).toBe('shutting down');
-    await eventually(() => silent.open.size === 0);
+    await eventually('the connection closed', () => silent.open.size === 0);
   });
 
   it('an already aborted signal never opens a connection', async () => {
@@ -139,7 +141,7 @@ describe('connection.maxResponseBytes bounds the body', () => {
         expect((error as Error).message).toContain('exceeds 1024 bytes');
       }
       // The chunked body never ends: refusing it must close that connection, not leave it waiting.
-      await eventually(() => chunked.open.size === 0);
+      await eventually('the connection closed', () => chunked.open.size === 0);
       const roomy = new OAuth2Client('id', null, { site: declared.url, connection: { maxResponseBytes: 4096 } });
       clients.push(roomy);
       expect((await roomy.request('get', 'big')).body).toBe(big);

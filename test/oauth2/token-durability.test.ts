@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileTokenStore, OAuth2AbortError, OAuth2Client, TokenKeeper, type TokenHash, type TokenStore } from '@channel-graph/oauth2';
+import { deferred } from '../support/deferred.js';
+import { eventually } from '../support/eventually.js';
 import { json, startServer, type TestServer } from './support/servers.js';
 
 /**
@@ -15,7 +17,8 @@ import { json, startServer, type TestServer } from './support/servers.js';
  */
 let server: TestServer;
 let generation = 0;
-let tokenDelayMs = 0;
+/** While set, the token endpoint has granted (a new generation) but holds its answer until it resolves. */
+let tokenAnswerHeld: Promise<void> | undefined;
 let dir: string;
 const clients: OAuth2Client[] = [];
 
@@ -24,7 +27,7 @@ beforeAll(async () => {
     if (request.path !== '/oauth/token') return json(response, 404, {});
     generation += 1;
     const issued = generation;
-    await new Promise((resolve) => setTimeout(resolve, tokenDelayMs));
+    await tokenAnswerHeld;
     json(response, 200, { access_token: `access-${issued}`, refresh_token: `refresh-${issued}`, token_type: 'Bearer', expires_in: 3600 });
   });
   dir = await mkdtemp(join(tmpdir(), 'token-durability-'));
@@ -65,12 +68,6 @@ function gatedStore(events: string[]): TokenStore & { release(): void; saves: nu
   return store;
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; !check(); i += 1) {
-    if (i > 500) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('the rotated token is on disk before it is used', () => {
   it('no caller gets the new token, and current() stays the old one, until its save has finished', async () => {
@@ -78,12 +75,13 @@ describe('the rotated token is on disk before it is used', () => {
     const store = gatedStore(events);
     const keeper = new TokenKeeper(client(), { initial: expired(), store });
     const first = keeper.token().then((token) => events.push(`first caller got ${token.token}`));
-    await until(() => store.saves === 1);
+    await eventually('the save of the rotated token', () => store.saves === 1);
     const issued = `access-${generation}`;
     // A caller arriving while the save is pending joins the refresh instead of using the new token.
     const second = keeper.token().then((token) => events.push(`second caller got ${token.token}`));
     expect((await keeper.current()).token).toBe('access-0');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // One more round trip to the server: nobody got the token meanwhile.
+    expect((await fetch(`${server.url}later`)).status).toBe(404);
     expect(events).toEqual([`save started ${issued}`]);
     store.release();
     await Promise.all([first, second]);
@@ -97,19 +95,21 @@ describe('drain(): shutting down with a refresh in flight', () => {
     const events: string[] = [];
     const store = gatedStore(events);
     const keeper = new TokenKeeper(client(), { initial: expired(), store });
-    tokenDelayMs = 300;
+    const answer = deferred();
+    tokenAnswerHeld = answer.promise;
     const requestsBefore = server.requests.length;
     const refreshing = keeper.token();
-    await until(() => server.requests.length > requestsBefore); // the token request is on its way
+    await eventually('the token request at the server', () => server.requests.length > requestsBefore); // its answer is held
     expect(keeper.refreshInFlight).toBe(true);
     const drained = keeper.drain().then(() => events.push('drained'));
-    await until(() => store.saves === 1);
+    tokenAnswerHeld = undefined;
+    answer.resolve();
+    await eventually('the save of the rotated token', () => store.saves === 1);
     expect(events).toEqual([`save started access-${generation}`]); // the answer came; the save is pending; drain waits
     store.release();
     await drained;
     expect(events.slice(-2)).toEqual([`saved access-${generation}`, 'drained']);
     expect((await refreshing).token).toBe(`access-${generation}`);
-    tokenDelayMs = 0;
 
     const requestsAfter = server.requests.length;
     await expect(keeper.refresh()).rejects.toBeInstanceOf(OAuth2AbortError);

@@ -5,17 +5,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessToken, FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
+import { deferred } from '../support/deferred.js';
+import { eventually } from '../support/eventually.js';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
 
 /**
  * A token endpoint that rotates: every refresh_token grant answers a new access token and a new
- * refresh token; resource `/me` accepts only the newest access token.
+ * refresh token; resource `/me` accepts only the newest access token. `holdTokenAnswers()` keeps
+ * the token endpoint's answers (and so a refresh in flight) until the returned function is called.
  */
-async function startRotatingServer(): Promise<TestServer & { issued: () => number }> {
+async function startRotatingServer(): Promise<TestServer & { issued: () => number; holdTokenAnswers: () => () => void }> {
   let generation = 0;
+  let held: Promise<void> | undefined;
   const server = await startServer(async (request: Recorded, response) => {
     if (request.path === '/oauth/token') {
-      await new Promise((resolve) => setTimeout(resolve, 20)); // keep the refresh in flight while callers pile up
+      await held;
       generation += 1;
       json(response, 200, { access_token: `access-${generation}`, refresh_token: `refresh-${generation}`, token_type: 'Bearer', expires_in: 3600 });
       return;
@@ -23,7 +27,15 @@ async function startRotatingServer(): Promise<TestServer & { issued: () => numbe
     if (request.path === '/me' && request.headers.authorization === `Bearer access-${generation}`) json(response, 200, { ok: true, generation });
     else json(response, 401, { error: 'invalid_token' });
   });
-  return Object.assign(server, { issued: () => generation });
+  const holdTokenAnswers = (): (() => void) => {
+    const gate = deferred();
+    held = gate.promise;
+    return () => {
+      held = undefined;
+      gate.resolve();
+    };
+  };
+  return Object.assign(server, { issued: () => generation, holdTokenAnswers });
 }
 
 let server: Awaited<ReturnType<typeof startRotatingServer>>;
@@ -133,7 +145,13 @@ describe('TokenKeeper', () => {
     // A token that is not expired by its clock but no longer accepted by the server.
     const keeper = new TokenKeeper(newClient(), { initial: { access_token: 'revoked', refresh_token: 'r', expires_in: 3600 } });
     const before = refreshRequests().length;
-    const responses = await Promise.all(Array.from({ length: 20 }, () => keeper.request('get', '/me')));
+    const refusedBefore = server.requests.filter((request) => request.headers.authorization === 'Bearer revoked').length;
+    // Every caller's 401 comes while the refresh is in flight: the token endpoint answers only then.
+    const release = server.holdTokenAnswers();
+    const responding = Promise.all(Array.from({ length: 20 }, () => keeper.request('get', '/me')));
+    await eventually('every caller refused once', () => server.requests.filter((request) => request.headers.authorization === 'Bearer revoked').length === refusedBefore + 20);
+    release();
+    const responses = await responding;
     expect(responses.every((response) => response.status === 200)).toBe(true);
     expect(refreshRequests().length - before).toBe(1);
   });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessToken, OAuth2Client, OAuth2ConnectionError, OAuth2Error, OAuth2TimeoutError } from '@channel-graph/oauth2';
 import { undiciPool } from '@channel-graph/oauth2/undici';
+import { eventually } from '../support/eventually.js';
 import { createTestPki, type TestPki } from './support/certs.js';
 import { json, startServer, type TestServer } from './support/servers.js';
 
@@ -34,9 +35,9 @@ beforeAll(async () => {
       case '/form-error':
         return response.writeHead(401, { 'content-type': 'application/x-www-form-urlencoded' }).end('error=invalid_client&error_description=bad+client');
       case '/server-error': return response.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
-      case '/slow':
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        return json(response, 200, {});
+      case '/never':
+        // Never answered: the client's deadline or its caller's abort ends the request.
+        return new Promise((resolve) => response.once('close', resolve));
       case '/oauth/token-text': return response.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
       default: return json(response, 200, { path: request.path });
     }
@@ -133,15 +134,17 @@ describe('errors (raiseErrors)', () => {
 
 describe('connection: timeouts, failures, proxy, TLS, ky hook', () => {
   it('timeout → OAuth2TimeoutError', async () => {
-    const error = await client({ connection: { timeout: 100 } }).request('get', 'slow').catch((e: unknown) => e);
+    const error = await client({ connection: { timeout: 100 } }).request('get', 'never').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OAuth2TimeoutError);
     expect((error as Error).name).toBe('OAuth2TimeoutError');
   });
 
   it('an aborted signal rejects with the AbortError itself', async () => {
     const controller = new AbortController();
-    const pending = client().request('get', 'slow', { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    const before = a.requests.length;
+    const pending = client().request('get', 'never', { signal: controller.signal });
+    await eventually('the request at the server', () => a.requests.length > before);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 

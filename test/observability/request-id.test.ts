@@ -126,8 +126,9 @@ describe('the request id header', () => {
   for (const withClass of [true, false]) {
     it(`logs a request whose connection was lost before its answer once, as aborted (${withClass ? 'RequestIdResponse' : 'a plain ServerResponse'})`, async () => {
       let held: ServerResponse | undefined;
-      const { url, lines, metrics } = await serve((_request, response) => {
-        held = response;
+      const { url, lines, metrics } = await serve((request, response) => {
+        if (request.headers['x-request-id'] === 'lost-1') held = response;
+        else response.end('ok');
       }, withClass);
       const sent = httpRequest(url, { headers: { 'x-request-id': 'lost-1' } });
       sent.on('error', () => undefined);
@@ -136,11 +137,13 @@ describe('the request id header', () => {
       sent.destroy();
       await expect.poll(() => lines.length).toBe(1);
       expect(JSON.parse(lines[0] as string)).toMatchObject({ msg: 'request', requestId: 'lost-1', route: '/test', status: 200, aborted: true });
-      // Ending the answer afterwards writes nothing and logs no second line.
+      // Ending the answer afterwards writes nothing and logs no second line: the next line is the
+      // next request's.
       held?.end('late');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(lines).toHaveLength(1);
-      expect(await metrics.registry.metrics()).toContain('http_request_duration_seconds_count{method="GET",route="/test",status="200"} 1');
+      expect(await (await fetch(url, { headers: { 'x-request-id': 'next-1' } })).text()).toBe('ok');
+      await expect.poll(() => lines.length).toBe(2);
+      expect(lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['lost-1', 'next-1']);
+      expect(await metrics.registry.metrics()).toContain('http_request_duration_seconds_count{method="GET",route="/test",status="200"} 2');
     });
   }
 });

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closeRedisConnection, createRedisConnection, prefixedKey, redisReachable } from '../../src/redis/connection.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { describeWithBinary } from '../support/system-binary.js';
-
-const waitFor = async (check: () => boolean, timeoutMs: number): Promise<void> => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 describeWithBinary(REDIS_SERVER, 'the Redis connection (src/redis/connection.ts) against a real redis-server', (path) => {
   let redis: RunningRedis;
@@ -37,12 +30,12 @@ describeWithBinary(REDIS_SERVER, 'the Redis connection (src/redis/connection.ts)
     try {
       await connection.connect();
       await redis.stop();
-      await waitFor(() => !redisReachable(connection), 5_000);
+      await eventually('the connection to see Redis go', () => !redisReachable(connection));
       const started = Date.now();
       await expect(connection.get('k')).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(1_000);
       await redis.restart();
-      await waitFor(() => redisReachable(connection), 10_000);
+      await eventually('the connection to be back', () => redisReachable(connection));
       expect(await connection.ping()).toBe('PONG');
     } finally {
       await closeRedisConnection(connection);

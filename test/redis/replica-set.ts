@@ -46,13 +46,3 @@ export async function startReplicaSet(options: {
     },
   };
 }
-
-/** Polls `check` until it is true; resolves with the time it took. */
-export async function within(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
-}

@@ -8,9 +8,9 @@ import { closeRedisConnection, createRedisConnection } from '../../src/redis/con
 import { createRedisEventJournal } from '../../src/redis/event-journal.js';
 import { createRedisSharedSnapshots } from '../../src/redis/shared-snapshots.js';
 import { silentLogger } from '../http/harness.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { describeWithBinary } from '../support/system-binary.js';
-import { within } from './replica-set.js';
 
 /**
  * Two SnapshotStores sharing their snapshots through src/redis (what two replicas do), over upstream
@@ -79,7 +79,10 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     await Promise.all([connection.connect(), reader.connect()]);
     const shared = createRedisSharedSnapshots({ settings, connection, subscriber });
     const journal = await createRedisEventJournal({ settings, connection, reader, maxEntries: 100, logger: silentLogger });
-    const store = new SnapshotStore({ sources: { membership, video, stats }, shared, lease: shared, refreshIntervalMs: 0, logger: silentLogger });
+    // What the store warns about (a shared snapshot it could not read or use) is what a test waits for.
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (line: string) => void warnings.push(line), error: () => undefined };
+    const store = new SnapshotStore({ sources: { membership, video, stats }, shared, lease: shared, refreshIntervalMs: 0, logger });
     await store.start();
     await store.read('membership');
     const log = new ChannelEventLog({ store, journal, logger: silentLogger });
@@ -93,7 +96,7 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
       reader.disconnect(false);
       await Promise.all([closeRedisConnection(connection), closeRedisConnection(subscriber)]);
     });
-    return { store, log, events, connection, settings };
+    return { store, log, events, connection, settings, warnings };
   }
 
   const ids = (store: SnapshotStore) => store.current('membership')?.data.supporters.map((entry) => entry.id).sort();
@@ -104,15 +107,19 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     const two = await replica(controlledUpstream([supporter('a', 100)]).source);
     await Promise.all(Array.from({ length: 10 }, (_unused, index) => (index % 2 === 0 ? one : two).store.applyMembershipChange(join(`n${index}`, 200 + index))));
     const expected = ['a', ...Array.from({ length: 10 }, (_unused, index) => `n${index}`)].sort();
-    await within(() => JSON.stringify(ids(one.store)) === JSON.stringify(expected) && JSON.stringify(ids(two.store)) === JSON.stringify(expected), 'both replicas with every change');
-    // Ten JOINED events, each diffed once, numbered consecutively, the same on both replicas.
-    await within(() => one.events.length >= 10 && two.events.length >= 10, 'ten events on each');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually('both replicas with every change', () => JSON.stringify(ids(one.store)) === JSON.stringify(expected) && JSON.stringify(ids(two.store)) === JSON.stringify(expected));
+    // Ten JOINED events, each diffed once, numbered consecutively, the same on both replicas. An
+    // eleventh change comes after them: once both replicas have its event, an event diffed twice
+    // would have come before it.
+    await one.store.applyMembershipChange(join('last', 999));
+    const hasLast = (events: ChannelEvent[]): boolean => events.some((event) => event.type === 'supporter' && event.supporter.id === 'last');
+    await eventually('the eleventh event on each', () => hasLast(one.events) && hasLast(two.events));
     expect(one.events.map((event) => event.id)).toEqual(two.events.map((event) => event.id));
-    expect(one.events).toHaveLength(10);
+    expect(one.events).toHaveLength(11);
+    expect(one.events.at(-1)).toMatchObject({ type: 'supporter', supporter: { id: 'last' } });
     const numbers = one.events.map((event) => Number(event.id));
     expect(numbers).toEqual(numbers.map((_id, index) => numbers[0]! + index));
-    expect(new Set(one.events.map((event) => event.type === 'supporter' && event.supporter.id)).size).toBe(10);
+    expect(new Set(one.events.map((event) => event.type === 'supporter' && event.supporter.id)).size).toBe(11);
   });
 
   it('a refresh that overlapped a webhook written by another replica keeps the webhook (the fetch may predate it)', async () => {
@@ -124,7 +131,7 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     const refreshing = one.store.refresh('membership');
     await held.fetchStarted;
     await two.store.applyMembershipChange(join('late', 900));
-    await within(() => ids(one.store)?.includes('late') === true, 'the webhook on replica one');
+    await eventually('the webhook on replica one', () => ids(one.store)?.includes('late') === true);
     held.release();
     await refreshing;
     expect(ids(one.store)).toEqual(['a', 'late']);
@@ -138,13 +145,13 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     // Replica one's subscriber stays connected and hears the change; its re-read fails at once (no
     // offline queue) — what happens when Redis restarts and the subscriber reconnects first.
     one.connection.disconnect();
-    await within(() => one.connection.status === 'end', 'the command connection closed');
+    await eventually('the command connection closed', () => one.connection.status === 'end');
     await two.store.applyMembershipChange(join('while-down', 300));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually('replica one heard the change and could not read it', () => one.warnings.some((line) => line.includes('the shared membership snapshot is unreachable, serving the one in memory')));
     expect(ids(one.store)).toEqual(['a']);
     await one.connection.connect();
     // The interval is off (refreshIntervalMs 0): only the reconnection can bring the change.
-    await within(() => ids(one.store)?.includes('while-down') === true, 'the change on replica one after its reconnection');
+    await eventually('the change on replica one after its reconnection', () => ids(one.store)?.includes('while-down') === true);
   });
 
   it('an unusable shared snapshot is ignored with the one in memory kept', async () => {
@@ -154,7 +161,8 @@ describeWithBinary(REDIS_SERVER, 'snapshot stores sharing snapshots and events t
     const key = `${one.settings.prefix}snapshot:membership`;
     await one.connection.hset(key, 'version', String(Date.now() * 1000 + 10_000_000), 'json', '{"platform":"membership","supporters":"not a list"}');
     await one.connection.publish(`${one.settings.prefix}snapshots`, 'membership 1 someone-else');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ignored = (warnings: string[]): boolean => warnings.some((line) => line.startsWith('snapshot store: ignoring the shared membership snapshot'));
+    await eventually('both replicas read the unusable snapshot and ignored it', () => ignored(one.warnings) && ignored(two.warnings));
     expect(ids(one.store)).toEqual(['a']);
     expect(ids(two.store)).toEqual(['a']);
   });

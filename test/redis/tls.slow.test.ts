@@ -9,6 +9,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { request, sandboxControl } from '../http/harness.js';
 import { runAuthorize } from '../support/authorize-run.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
 import { describeWithBinary } from '../support/system-binary.js';
@@ -48,13 +49,8 @@ describeWithBinary(REDIS_SERVER, 'REDIS_URL=rediss:// (TLS)', (path) => {
   });
 
   const health = async (replica: Replica): Promise<Health> => (await request(replica.url, 'GET', '/healthz')).json<Health>();
-  const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > 30_000) throw new Error(`${what}: not within 30 s`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  /** Replicas are processes of their own: their start and their first Redis round trips take a while on a loaded machine. */
+  const until = (what: string, check: () => Promise<boolean>): Promise<true> => eventually(what, check, { timeoutMs: 30_000, intervalMs: 100 });
   const clientNames = async (): Promise<string[]> => [...String(await observer.call('CLIENT', 'LIST')).matchAll(/ name=(\S*)/g)].map((match) => match[1] ?? '');
 
   it('the CA trusted through NODE_EXTRA_CA_CERTS: the replica connects over TLS, stores the token in Redis and serves', async () => {

@@ -6,6 +6,7 @@ import { closeRedisConnection, createRedisConnection } from '../../src/redis/con
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig } from '../http/harness.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { describeWithBinary } from '../support/system-binary.js';
 
@@ -47,13 +48,6 @@ describeWithBinary(REDIS_SERVER, 'the app with REDIS_URL: token in Redis, Redis 
   });
 
   const health = async (): Promise<Health> => (await request(app.url, 'GET', '/healthz')).json<Health>();
-  const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > 15_000) throw new Error(`${what}: not within 15 s`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
 
   it('the rotated token is stored in Redis and no token file is written', async () => {
     await sandboxControl(sandbox, 'POST', 'expire-tokens'); // the next membership read refreshes
@@ -68,7 +62,7 @@ describeWithBinary(REDIS_SERVER, 'the app with REDIS_URL: token in Redis, Redis 
   it('Redis down: /healthz says so (200, degraded), /readyz stays ready, reads answer 200 from memory, a due refresh is not attempted without the lock', async () => {
     await redis.stop();
     try {
-      await until('/healthz reports Redis unreachable', async () => (await health()).redis?.reachable === false);
+      await eventually('/healthz reports Redis unreachable', async () => (await health()).redis?.reachable === false);
       const report = await health();
       expect(report.status).toBe('degraded');
       expect(report.redis?.last_error).toEqual(expect.any(String));
@@ -81,7 +75,7 @@ describeWithBinary(REDIS_SERVER, 'the app with REDIS_URL: token in Redis, Redis 
     } finally {
       await redis.restart();
     }
-    await until('/healthz reports Redis reachable again', async () => (await health()).redis?.reachable === true);
+    await eventually('/healthz reports Redis reachable again', async () => (await health()).redis?.reachable === true);
     expect((await health()).redis).toEqual({ reachable: true, last_error: null });
     // Catching up: the token the app held went back into the (empty) Redis, and it refreshes again.
     await app.store.refresh('membership');
@@ -90,7 +84,7 @@ describeWithBinary(REDIS_SERVER, 'the app with REDIS_URL: token in Redis, Redis 
   });
 
   it('close() ends the app’s Redis connection after the token keeper’s drain', async () => {
-    await until('the observer is connected', () => Promise.resolve(observer.status === 'ready'));
+    await eventually('the observer is connected', () => observer.status === 'ready');
     const names = async (): Promise<string> => String(await observer.call('CLIENT', 'LIST'));
     expect(await names()).toContain('name=channel-graph:state');
     await app.close();

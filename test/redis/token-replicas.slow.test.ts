@@ -7,6 +7,7 @@ import { closeRedisConnection, createRedisConnection, DEFAULT_REDIS_PREFIX, pref
 import { refreshLockTtlMs } from '../../src/redis/token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
 import { describeWithBinary } from '../support/system-binary.js';
@@ -66,27 +67,19 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
    * whose save came between them (the lock already released at the second look) changes the version,
    * and the pair is read again.
    */
-  const settledCounts = async (): Promise<{ calls: number; version: number }> => {
-    for (;;) {
-      if ((await connection.exists(lockKey)) === 0) {
+  const settledCounts = (): Promise<{ calls: number; version: number }> =>
+    eventually(
+      'token-endpoint calls and the stored version read with no refresh in flight',
+      async () => {
+        if ((await connection.exists(lockKey)) !== 0) return undefined;
         const calls = await tokenEndpointCalls();
         const version = await storedVersion();
         const callsAgain = await tokenEndpointCalls();
         const versionAgain = await storedVersion();
-        if (callsAgain === calls && versionAgain === version && (await connection.exists(lockKey)) === 0) return { calls, version };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> => {
-    const until = performance.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (performance.now() > until) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+        return callsAgain === calls && versionAgain === version && (await connection.exists(lockKey)) === 0 ? { calls, version } : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
 
   /** Round-robin requests over the live replicas for `ms`; the statuses that were not 2xx. */
   const driveLoad = async (targets: readonly Replica[], ms: number): Promise<{ requests: number; failures: string[] }> => {
@@ -127,8 +120,8 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
     // refresh; the first refresh writes the record twice under one lock — the initial token (Redis
     // had none), then its rotation — and counted inside the window that seed write made one rotation
     // more than token-endpoint calls (seen as 10 calls / 11 rotations in CI).
-    await waitFor('all replicas ready', async () => ((await Promise.all(replicas.map(async (r) => (await fetch(`${r.url}/readyz`)).status))).every((s) => s === 200) ? true : undefined), 60_000);
-    await waitFor('the first refresh stored', async () => ((await storedVersion()) > 0 ? true : undefined), 30_000);
+    await eventually('all replicas ready', async () => (await Promise.all(replicas.map(async (r) => (await fetch(`${r.url}/readyz`)).status))).every((s) => s === 200), { timeoutMs: 60_000 });
+    await eventually('the first refresh stored', async () => (await storedVersion()) > 0, { timeoutMs: 30_000 });
     const before = await settledCounts();
     const started = performance.now();
     const { requests, failures } = await driveLoad(replicas, LOAD_MS);
@@ -158,13 +151,13 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
     await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target: 'token', stall: 'headers' }) });
     // A lock held for more than 300 ms: its holder is stuck in the hanging call (a refresh that
     // started before the fault ends within milliseconds); killed well before its 2 s deadline.
-    const { owner, lockLeftMs } = await waitFor(
+    const { owner, lockLeftMs } = await eventually(
       'a replica holds the refresh lock with its call hanging',
       async () => {
         const [[, value], [, left]] = (await connection.multi().get(lockKey).pttl(lockKey).exec()) as [[null, string | null], [null, number]];
         return value !== null && left < LOCK_TTL_MS - 300 && left > LOCK_TTL_MS - 1_500 ? { owner: value, lockLeftMs: left } : undefined;
       },
-      30_000,
+      { timeoutMs: 30_000 },
     );
     const holder = replicas.find((replica) => owner.includes(`:${replica.pid}:`));
     expect(holder, `lock owner ${owner}`).toBeDefined();
@@ -175,7 +168,7 @@ describeWithBinary(REDIS_SERVER, 'three replicas on Redis share one membership t
     await holder?.exited;
     const survivors = replicas.filter((replica) => replica !== holder);
     const load = driveLoad(survivors, LOCK_TTL_MS + 5_000);
-    const takeoverMs = await waitFor('another replica stores a refreshed token', async () => ((await storedVersion()) > versionBefore ? performance.now() - killedAt : undefined), 2 * LOCK_TTL_MS);
+    const takeoverMs = await eventually('another replica stores a refreshed token', async () => ((await storedVersion()) > versionBefore ? performance.now() - killedAt : undefined), { timeoutMs: 2 * LOCK_TTL_MS });
     const newOwner = await connection.get(lockKey);
     console.log(`lock ${LOCK_TTL_MS} ms, ${lockLeftMs} ms of it left at kill -9 of the holder; the next refresh was stored ${Math.round(takeoverMs)} ms after the kill (${Math.round(takeoverMs - lockLeftMs)} ms after the lock expired)`);
     expect(lockLeftMs).toBeGreaterThan(0);

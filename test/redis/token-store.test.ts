@@ -10,6 +10,8 @@ import { closeRedisConnection, createRedisConnection, redisReachable } from '../
 import { issuedAtOf, RedisTokenStore, TokenRevokedError } from '../../src/redis/token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { createSharedState, MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
+import { deferred } from '../support/deferred.js';
+import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { describeWithBinary } from '../support/system-binary.js';
 
@@ -19,14 +21,6 @@ import { describeWithBinary } from '../support/system-binary.js';
  * separate connections stand for two replicas.
  */
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-const waitFor = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 /** A token hash issued `secondsAgo` before now, living an hour. */
 const tokenIssued = (name: string, secondsAgo: number): TokenHash => {
@@ -85,7 +79,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     });
     stores.push(store);
-    if (subscriber !== undefined) await waitFor('subscribed to the change channel', async () => (await subscribers()) > before);
+    if (subscriber !== undefined) await eventually('subscribed to the change channel', async () => (await subscribers()) > before);
     return store;
   };
 
@@ -103,6 +97,22 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
   const storedAccessToken = async (connection: Redis): Promise<string | undefined> => {
     const token = await connection.hget(key, 'token');
     return token === null ? undefined : (JSON.parse(token) as TokenHash).access_token;
+  };
+
+  /**
+   * Resolves once some client sends Redis `command` on `lockKey` from now on (Redis's MONITOR
+   * reports every command it receives): how a test knows that a replica has looked at a lock
+   * another one holds, instead of guessing how long that takes.
+   */
+  const lockCommandSent = async (command: 'exists' | 'set', lockKey: string): Promise<{ sent: Promise<void>; stop(): void }> => {
+    const monitor = await (connections[0] as Redis).monitor();
+    monitor.on('error', () => undefined);
+    const sent = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args[0]?.toLowerCase() === command && args[1] === lockKey) resolve();
+      });
+    });
+    return { sent, stop: () => monitor.disconnect() };
   };
 
   it('two replicas refreshing at the same moment → exactly one token-endpoint call; both hold the new token, which Redis stores', async () => {
@@ -145,12 +155,17 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     const other = new RedisTokenStore({ connection, key, lockTtlMs: 10_000, logger: quiet });
     const seed = tokenIssued('seed', 100);
     await other.save(seed);
+    // The token endpoint answers the slow replica only when the test says so: its lock expires
+    // (Redis's 200 ms PX) while it waits, and another replica refreshes meanwhile.
+    const endpointCalled = deferred();
+    const endpointAnswers = deferred();
     const slowRefresh = slow.refreshShared(seed, async () => {
-      // The lock expires while the token endpoint is slow; another replica refreshes meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      endpointCalled.resolve();
+      await endpointAnswers.promise;
       return tokenIssued('slow', 50);
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await endpointCalled.promise;
+    await eventually("the slow replica's lock expired", async () => (await connection.exists(other.lockKey)) === 0);
     let otherHeldLock = false;
     const fast = await other.refreshShared(seed, async (latest) => {
       expect(latest.access_token).toBe('access-seed');
@@ -161,6 +176,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     expect(fast.token.access_token).toBe('access-fast');
     // A third replica takes the lock before the slow one finishes: the slow one must not delete it.
     await connection.set(other.lockKey, 'third-replica', 'PX', 10_000);
+    endpointAnswers.resolve();
     const lost = await slowRefresh;
     expect(lost.token.access_token).toBe('access-slow'); // valid, held in memory by that replica
     expect(await storedAccessToken(connection)).toBe('access-fast');
@@ -202,9 +218,9 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     const newest = await storeA.refreshShared(older, () => Promise.resolve(tokenIssued('newest', 10)));
     expect(newest.token.access_token).toBe('access-newest');
     await redis.restart();
-    await waitFor('both replicas reconnected', () => connections.every(redisReachable));
+    await eventually('both replicas reconnected', () => connections.every(redisReachable));
     // On reconnecting each store offers the newest token it has seen: a's wins, b's older one is refused.
-    await waitFor('the newest token is back in Redis', async () => (await storedAccessToken(connectionA)) === 'access-newest');
+    await eventually('the newest token is back in Redis', async () => (await storedAccessToken(connectionA)) === 'access-newest');
     await storeB.save(older);
     expect(await storedAccessToken(connectionA)).toBe('access-newest');
     // b, holding the older token, adopts the newest without calling the endpoint.
@@ -223,7 +239,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     const held = await keeper.refresh();
     await redis.stop();
     try {
-      await waitFor('the replica saw Redis go', () => !connections.every(redisReachable));
+      await eventually('the replica saw Redis go', () => !connections.every(redisReachable));
       expect((await keeper.token()).token).toBe(held.token);
       const before = await tokenEndpointCalls();
       const started = Date.now();
@@ -234,7 +250,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     } finally {
       await redis.restart();
     }
-    await waitFor('reconnected', () => connections.every(redisReachable));
+    await eventually('reconnected', () => connections.every(redisReachable));
     const before = await tokenEndpointCalls();
     const next = await keeper.refresh(); // the store put the held token back in on reconnecting
     expect(next.token).not.toBe(held.token);
@@ -249,6 +265,15 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
    */
   describe('login and revocation while replicas run; waiting replicas woken by the change channel', () => {
     const stored = async (): Promise<Record<string, string>> => (connections[0] as Redis).hgetall(key);
+    /**
+     * A waiter polls every 60 s (pollIntervalMs): woken before this, it was woken by the change
+     * channel. The bound only decides a failure; a passing wait ends at the announcement.
+     */
+    const ANNOUNCEMENT_DEADLINE_MS = 20_000;
+    const stillWaitingAfter = (ms: number): Promise<'still waiting'> =>
+      new Promise((resolve) => {
+        setTimeout(() => resolve('still waiting'), ms).unref();
+      });
 
     it('a login reaches a running keeper at once (change channel), with no token-endpoint call; the older token can no longer be offered back', async () => {
       const replica = await replicaStore({ subscribe: true });
@@ -264,7 +289,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       expect(Number(record.version)).toBe(versionBefore + 1);
       expect((JSON.parse(record.token ?? '{}') as TokenHash).access_token).toBe('access-login');
       // Without the announcement the keeper would keep `before` in memory until it is due.
-      await waitFor('the keeper holds the login token', async () => (await keeper.token()).token === 'access-login');
+      await eventually('the keeper holds the login token', async () => (await keeper.token()).token === 'access-login');
       expect(await tokenEndpointCalls()).toBe(calls);
       expect(before).not.toBe('access-login');
 
@@ -292,13 +317,18 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
         });
         return tokenIssued('refreshed', 0); // issued after the login began
       });
-      await waitFor('the replica holds the lock', async () => (await (connections[0] as Redis).exists(replica.lockKey)) === 1);
+      await eventually('the replica holds the lock', async () => (await (connections[0] as Redis).exists(replica.lockKey)) === 1);
+      const lockAsked = await lockCommandSent('set', replica.lockKey);
       let loggedIn = false;
       const login = command.exclusive(async () => {
         await command.replace(tokenIssued('login', 5));
         loggedIn = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      try {
+        await lockAsked.sent; // the login asked for the lock, which the refresh holds
+      } finally {
+        lockAsked.stop();
+      }
       expect(loggedIn).toBe(false); // waiting for the lock
       releaseRefresh();
       expect((await refreshing).token.access_token).toBe('access-refreshed');
@@ -319,7 +349,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       expect(record.revoked_seed).toEqual(expect.any(String));
       expect(await replica.load()).toBeNull();
       // The keeper was told: its next use reads the store, which has no token (the .env seed stands in, as without Redis).
-      await waitFor('the keeper dropped the revoked token', async () => (await keeper.token()).token !== held.access_token);
+      await eventually('the keeper dropped the revoked token', async () => (await keeper.token()).token !== held.access_token);
       expect((await keeper.token()).token).toBe(sandbox.credentials.accessToken);
 
       const calls = await tokenEndpointCalls();
@@ -341,7 +371,7 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
     });
 
     it('a replica waiting for another\'s refresh is woken by the announcement of its write, not by its poll', async () => {
-      // Polls a minute apart: only the change channel can end the wait within the test's time.
+      // Polls a minute apart: only the change channel can end the wait before ANNOUNCEMENT_DEADLINE_MS.
       const holder = await replicaStore({ subscribe: true });
       const waiter = await replicaStore({ subscribe: true, lockTtlMs: 30_000, pollIntervalMs: 60_000 });
       await holder.save(tokenIssued('old', 100));
@@ -352,16 +382,21 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
         });
         return tokenIssued('new', 0);
       });
-      await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      await eventually('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      const waiterLooked = await lockCommandSent('exists', holder.lockKey);
       let called = false;
       const waiting = waiter.refreshShared(tokenIssued('old', 100), () => {
         called = true;
         return Promise.resolve(tokenIssued('never', 0));
       });
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the waiter has looked once and waits
+      try {
+        await waiterLooked.sent; // the waiter has looked once, found the lock held, and waits
+      } finally {
+        waiterLooked.stop();
+      }
       finish();
       await holding;
-      const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+      const outcome = await Promise.race([waiting, stillWaitingAfter(ANNOUNCEMENT_DEADLINE_MS)]);
       expect(outcome).toMatchObject({ token: { access_token: 'access-new' } });
       expect(called).toBe(false);
     });
@@ -373,12 +408,17 @@ describeWithBinary(REDIS_SERVER, 'membership token in Redis, shared by replicas'
       let fail: (error: Error) => void = () => undefined;
       const holding = holder.refreshShared(tokenIssued('old', 100), () => new Promise<TokenHash>((_resolve, reject) => (fail = reject)));
       holding.catch(() => undefined);
-      await waitFor('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      await eventually('the holder has the lock', async () => (await (connections[0] as Redis).exists(holder.lockKey)) === 1);
+      const waiterLooked = await lockCommandSent('exists', holder.lockKey);
       const waiting = waiter.refreshShared(tokenIssued('old', 100), () => Promise.resolve(tokenIssued('by-waiter', 0)));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      try {
+        await waiterLooked.sent;
+      } finally {
+        waiterLooked.stop();
+      }
       fail(new Error('the token endpoint failed'));
       await expect(holding).rejects.toThrow('the token endpoint failed');
-      const outcome = await Promise.race([waiting, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+      const outcome = await Promise.race([waiting, stillWaitingAfter(ANNOUNCEMENT_DEADLINE_MS)]);
       expect(outcome).toMatchObject({ token: { access_token: 'access-by-waiter' } });
     });
 

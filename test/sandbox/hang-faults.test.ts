@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The sandbox's hang knobs, used by the deadline and shutdown tests: the token endpoint takes
@@ -33,24 +34,42 @@ function refresh(target: RunningSandbox, refreshToken: string, signal?: AbortSig
   });
 }
 
-/** What a request got within `ms`: its status and body, 'headers only' when the body did not complete, or 'nothing'. */
-async function within(ms: number, send: (signal: AbortSignal) => Promise<Response>): Promise<string> {
+async function requestCount(target: RunningSandbox, endpoint: 'token' | 'campaign' | 'dashboard'): Promise<number> {
+  return ((await (await fetch(`${target.url}/__sandbox/stats`)).json()) as { requests: Record<string, number> }).requests[endpoint] ?? 0;
+}
+
+/**
+ * A request left to hang: `state()` is what it has got so far — 'nothing', '<status> headers only'
+ * (its body not complete), or '<status> <body>' — and `abort()` gives up on it.
+ */
+function hanging(send: (signal: AbortSignal) => Promise<Response>): { state(): string; abort(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
-  let response: Response;
+  let state = 'nothing';
+  send(controller.signal)
+    .then(async (response) => {
+      state = `${response.status} headers only`;
+      state = `${response.status} ${await response.text()}`;
+    })
+    .catch(() => undefined);
+  return { state: () => state, abort: () => controller.abort() };
+}
+
+/**
+ * What a stalled request has got once the sandbox has counted it (`endpoint`) and, for a body
+ * stall, its headers have arrived — checked after one more request to the sandbox was answered in
+ * full, so that an answer the stall failed to hold would have come first. The stalled request is
+ * then abandoned.
+ */
+async function stalledState(target: RunningSandbox, endpoint: 'token' | 'campaign' | 'dashboard', stall: 'headers' | 'body', send: (signal: AbortSignal) => Promise<Response>): Promise<string> {
+  const before = await requestCount(target, endpoint);
+  const request = hanging(send);
   try {
-    response = await send(controller.signal);
-  } catch {
-    clearTimeout(timer);
-    return 'nothing';
-  }
-  try {
-    const text = await response.text();
-    return `${response.status} ${text}`;
-  } catch {
-    return `${response.status} headers only`;
+    await eventually(`the ${endpoint} request at the sandbox`, async () => (await requestCount(target, endpoint)) > before);
+    if (stall === 'body') await eventually(`the headers of the ${endpoint} answer`, () => request.state() !== 'nothing');
+    await requestCount(target, endpoint); // one more exchange, answered in full
+    return request.state();
   } finally {
-    clearTimeout(timer);
+    request.abort();
   }
 }
 
@@ -59,7 +78,9 @@ describe('token endpoint faults', () => {
     const target = await sandbox();
     expect((await setFault(target, { target: 'token', latencyMs: 1_000 })).status).toBe(200);
     const slow = refresh(target, target.credentials.refreshToken);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Counted on arrival; its grant is carried out as soon as its (one-packet) body is read, before
+    // the sandbox answers the stats request that shows the count.
+    await eventually('the slow refresh at the sandbox', async () => (await requestCount(target, 'token')) === 1);
     await setFault(target, { target: 'token', latencyMs: 0 });
     const reused = await refresh(target, target.credentials.refreshToken);
     expect(reused.status).toBe(400);
@@ -73,7 +94,7 @@ describe('token endpoint faults', () => {
   it("stall 'headers': never answered, and the grant is not carried out", async () => {
     const target = await sandbox();
     await setFault(target, { target: 'token', stall: 'headers' });
-    expect(await within(500, (signal) => refresh(target, target.credentials.refreshToken, signal))).toBe('nothing');
+    expect(await stalledState(target, 'token', 'headers', (signal) => refresh(target, target.credentials.refreshToken, signal))).toBe('nothing');
     await fetch(`${target.url}/__sandbox/faults`, { method: 'DELETE' });
     expect((await refresh(target, target.credentials.refreshToken)).status).toBe(200);
   });
@@ -81,7 +102,7 @@ describe('token endpoint faults', () => {
   it("stall 'body': headers, a body that never completes, and the refresh token retired", async () => {
     const target = await sandbox();
     await setFault(target, { target: 'token', stall: 'body' });
-    expect(await within(500, (signal) => refresh(target, target.credentials.refreshToken, signal))).toBe('200 headers only');
+    expect(await stalledState(target, 'token', 'body', (signal) => refresh(target, target.credentials.refreshToken, signal))).toBe('200 headers only');
     await fetch(`${target.url}/__sandbox/faults`, { method: 'DELETE' });
     expect((await refresh(target, target.credentials.refreshToken)).status).toBe(400);
   });
@@ -107,8 +128,8 @@ describe('platform stall faults', () => {
     const campaign = (signal: AbortSignal) => fetch(`${target.url}/api/oauth2/v2/campaigns/${campaignId}`, { headers: { authorization: `Bearer ${accessToken}` }, signal });
     const dashboard = (signal: AbortSignal) =>
       fetch(`${target.url}/youtubei/v1/creator/get_channel_dashboard?alt=json&key=${members.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal });
-    expect(await within(500, campaign)).toBe('nothing');
-    expect(await within(500, dashboard)).toBe('200 headers only');
+    expect(await stalledState(target, 'campaign', 'headers', campaign)).toBe('nothing');
+    expect(await stalledState(target, 'dashboard', 'body', dashboard)).toBe('200 headers only');
   });
 
   it('refuses contradictory or unsupported hang faults', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPkce, OAuth2Client } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 
@@ -92,16 +92,24 @@ describe('sandbox OAuth2 token endpoint: refresh_token grant with rotation', () 
   });
 
   it('expires access tokens after their TTL and on POST /__sandbox/expire-tokens', async () => {
+    // The sandbox reads the time from Date: only Date is faked (the sockets keep their real timers),
+    // and the clock moves when the test moves it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const short = await startSandbox({ accessTokenTtlSeconds: 1 });
     try {
       const pair = await refresh(short, short.credentials.refreshToken);
+      const issuedAt = Date.now();
       expect(pair.body.expires_in).toBe(1);
       expect(await members(short, pair.body.access_token)).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      vi.setSystemTime(issuedAt + 999);
+      expect(await members(short, pair.body.access_token)).toBe(200);
+      expect(await members(short, short.credentials.accessToken)).toBe(200);
+      vi.setSystemTime(issuedAt + 1_000);
       expect(await members(short, pair.body.access_token)).toBe(401);
       expect(await members(short, short.credentials.accessToken)).toBe(401);
     } finally {
       await short.close();
+      vi.useRealTimers();
     }
     const fresh = await startSandbox();
     try {

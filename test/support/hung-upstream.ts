@@ -58,12 +58,3 @@ export function collectGarbageContinuously(): () => void {
   const timer = setInterval(gc, 5);
   return () => clearInterval(timer);
 }
-
-/** Resolves once `check()` holds; rejects after `ms`. */
-export async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

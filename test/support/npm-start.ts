@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { eventually } from './eventually.js';
 
 /** Variables that configure the service: the child gets none of them from the caller. */
 const CHANNEL_VARIABLES = /^(PORT|HOST|NODE_ENV|SANDBOX|DATA_DIR|MEMBERS_CONFIG|REFRESH_INTERVAL_SECONDS|(MEMBERSHIP|VIDEO|GRAPHQL|UPSTREAM|HTTP|SHUTDOWN|SANDBOX)_\w+)$/;
@@ -66,10 +67,12 @@ function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
 
 /** Resolves once no process of the group is left; SIGKILLs what is left after 15 s. */
 async function groupGone(group: number): Promise<void> {
-  const deadline = performance.now() + 15_000;
-  while (signalGroup(group, 0)) {
-    if (performance.now() > deadline) signalGroup(group, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  const gone = (): boolean => !signalGroup(group, 0);
+  try {
+    await eventually('the process group to exit', gone, { timeoutMs: 15_000, intervalMs: POLL_MS });
+  } catch {
+    signalGroup(group, 'SIGKILL');
+    await eventually('the process group to exit after SIGKILL', gone, { intervalMs: POLL_MS });
   }
 }
 
@@ -110,22 +113,18 @@ export async function startService(command: string, args: readonly string[], dir
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = started + (options.timeoutMs ?? 120_000);
-  while (!(await answers(`${url}/healthz`))) {
-    if (exitCode !== undefined || performance.now() > deadline) {
-      await stop().catch(() => undefined);
-      throw new Error(`${command} ${args.join(' ')} in ${dir} ${exitCode !== undefined ? `exited with ${exitCode}` : 'did not answer in time'}:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  const outputMatching = async (pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> => {
-    const giveUpAt = performance.now() + timeoutMs;
-    for (;;) {
-      const match = pattern.exec(output);
-      if (match !== null) return match;
-      if (performance.now() > giveUpAt) throw new Error(`${command} ${args.join(' ')} wrote nothing matching ${String(pattern)} within ${timeoutMs} ms:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+  const what = `${command} ${args.join(' ')} in ${dir}`;
+  const firstAnswer = async (): Promise<boolean> => {
+    if (exitCode !== undefined) throw new Error(`${what} exited with ${exitCode}:\n${output}`);
+    return answers(`${url}/healthz`);
   };
+  try {
+    await eventually(`${what} to answer GET /healthz`, firstAnswer, { timeoutMs: options.timeoutMs ?? 120_000, intervalMs: POLL_MS, detail: () => output });
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  const outputMatching = (pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> =>
+    eventually(`${what} to write something matching ${String(pattern)}`, () => pattern.exec(output) ?? undefined, { timeoutMs, intervalMs: POLL_MS, detail: () => output });
   return { url, firstAnswerMs: performance.now() - started, output: () => output, outputMatching, stop };
 }

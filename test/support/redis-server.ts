@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { promisify } from 'node:util';
+import { eventually } from './eventually.js';
 import { findSystemBinary } from './system-binary.js';
 
 export const REDIS_SERVER = findSystemBinary({ name: 'redis-server', command: 'redis-server', envVar: 'REDIS_SERVER_PATH', install: 'apt-get install redis-server' });
@@ -114,14 +115,17 @@ async function spawnRedis(path: string, port: number, tls: TlsFiles | undefined)
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-2_000);
   });
-  const started = Date.now();
-  while (Date.now() - started < START_DEADLINE_MS) {
+  const answering = async (): Promise<boolean> => {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
-    if (await answersPing(port, tls?.ca)) return child;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    return answersPing(port, tls?.ca);
+  };
+  try {
+    await eventually(`redis-server to answer PING on port ${port}`, answering, { timeoutMs: START_DEADLINE_MS, intervalMs: 50, detail: () => stderr });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not answer PING on port ${port} within ${START_DEADLINE_MS} ms: ${stderr}`);
+  return child;
 }
 
 /** Starts redis-server (`path`, from REDIS_SERVER) on a free port. */

@@ -13,6 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from './eventually.js';
 import { liveModeEnv } from './live-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,19 +65,17 @@ function startReplica(index: number, options: ReplicaOptions, membersConfig: str
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return (async () => {
-    const started = performance.now();
-    for (;;) {
-      const match = /channel api listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) return { index, child, pid: child.pid ?? -1, url: match[1], output: () => output, exited };
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`replica ${index} exited before listening:\n${output}`);
-      if (performance.now() - started > START_DEADLINE_MS) {
-        child.kill('SIGKILL');
-        throw new Error(`replica ${index} did not listen within ${START_DEADLINE_MS} ms:\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
+  const listening = (): string | undefined => {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`replica ${index} exited before listening:\n${output}`);
+    return /channel api listening on (http:\/\/\S+)/.exec(output)?.[1];
+  };
+  return eventually(`replica ${index} to listen`, listening, { timeoutMs: START_DEADLINE_MS, detail: () => output }).then(
+    (url) => ({ index, child, pid: child.pid ?? -1, url, output: () => output, exited }),
+    (error: unknown) => {
+      child.kill('SIGKILL');
+      throw error;
+    },
+  );
 }
 
 /** Starts `count` replicas one after another (as a rolling deploy does) and resolves once all listen. */
