@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { splitFences, docPages, type CodeBlock } from '../support/markdown.js';
+import { eventually } from '../support/eventually.js';
 import { npmStart, startService, type StartedServer } from '../support/npm-start.js';
 import { copyProject, projectRoot } from '../support/project-copy.js';
 
@@ -109,12 +110,7 @@ async function startChannelService(): Promise<StartedServer> {
     }
   };
   try {
-    for (const giveUpAt = performance.now() + 30_000; ; ) {
-      const ready = await fetch(`${server.url}/readyz`).then((response) => response.status === 200);
-      if (ready) break;
-      expect(performance.now(), 'ready within 30 s').toBeLessThan(giveUpAt);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually('/readyz answering 200', () => fetch(`${server.url}/readyz`).then((response) => response.status === 200), { timeoutMs: 30_000, detail: () => server.output() });
   } catch (error) {
     await stop();
     throw error;

@@ -29,6 +29,17 @@ function brokenLink(from: string, target: string): string | undefined {
   return anchorsOf(read(file)).has(anchor) ? undefined : `${target}: no heading of ${file} has the anchor #${anchor}`;
 }
 
+/** The top-level folders whose paths the docs name: a path under one of them must exist. */
+const REPOSITORY_FOLDERS = ['src', 'test', 'bench', 'scripts', 'examples', 'packages', 'schema', 'openapi', 'generated', 'docs', 'released'];
+const REPOSITORY_PATH = new RegExp(`(?:^|[\\s(])((?:${REPOSITORY_FOLDERS.join('|')})/[\\w./@-]*[\\w/])`, 'g');
+
+/** The repository paths a line of prose names in its code spans; a pattern (`*`, `<name>`, `{a,b}`) names none. */
+function repositoryPathsIn(line: string): string[] {
+  return [...line.matchAll(/`([^`]+)`/g)].flatMap((span) =>
+    [...(span[1] ?? '').matchAll(REPOSITORY_PATH)].map((match) => match[1] ?? '').filter((path) => !/[*<>{}]/.test(path)),
+  );
+}
+
 describe('the README', () => {
   it(`is a front door of at most ${README_MAX_LINES} lines`, () => {
     const lines = read('README.md').split('\n').length - 1;
@@ -77,9 +88,19 @@ describe('links', () => {
     }
   });
 
-  it('finds a broken anchor, a missing file and an anchor in a code block', () => {
+  it.each(LINKED_FROM)('every file and folder of the repository that %s names in a code span exists', (page) => {
+    const missing = splitFences(read(page)).prose.flatMap((text, index) =>
+      repositoryPathsIn(text)
+        .filter((path) => !existsSync(join(projectRoot, path)))
+        .map((path) => `${page}:${index + 1}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('finds a broken anchor, a missing file, an anchor in a code block and the paths of code spans', () => {
     expect(brokenLink('docs/operating.md', 'graph.md#no-such-heading')).toMatch(/no heading of docs\/graph\.md/);
     expect(brokenLink('docs/operating.md', 'no-such-page.md')).toMatch(/no file docs\/no-such-page\.md/);
+    expect(repositoryPathsIn('see `src/app.ts`, `bench/<name>/run.ts`, `npx tsx bench/graph/run.ts` (`test/redis/`), src/not-in-code.ts')).toEqual(['src/app.ts', 'bench/graph/run.ts', 'test/redis/']);
     expect(anchorsOf('```sh\n# not a heading\n```\n## A `code` heading (twice)\n## A `code` heading (twice)\n')).toEqual(new Set(['a-code-heading-twice', 'a-code-heading-twice-1']));
   });
 });
