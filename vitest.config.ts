@@ -33,6 +33,8 @@ export default defineConfig({
       include: ['src/**/*.ts', 'packages/*/src/**/*.ts', 'scripts/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
+      // A failed test still leaves the figures of everything else.
+      reportOnFailure: true,
     },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },

@@ -2,7 +2,7 @@
  * `npm run bench [-- name…]`: runs every `bench/<name>/run.ts` (or only the named ones) one after
  * another, each in its own process so that no benchmark warms up or slows down the next. Each prints
  * its table and saves `bench/results/<name>.json`; this prints which ones passed and exits non-zero
- * if any failed.
+ * if any failed. The docs' figures are written from those files by `npm run bench:report`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -42,4 +42,5 @@ console.log('\n=== summary ===');
 for (const { name, exitCode, seconds } of outcomes) {
   console.log(`${exitCode === 0 ? 'ok    ' : 'FAILED'} bench/${name} (${seconds} s)${exitCode === 0 ? ` → bench/results/${name}.json` : ''}`);
 }
+if (outcomes.some((outcome) => outcome.exitCode === 0)) console.log('npm run bench:report writes the tables and charts of docs/benchmarks.md from them');
 if (outcomes.some((outcome) => outcome.exitCode !== 0)) process.exitCode = 1;

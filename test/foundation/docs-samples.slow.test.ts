@@ -6,7 +6,8 @@
  *   are compiled and run by test/consumer/package.slow.test.ts);
  * - every ```sh runnable block is run by bash against the service started with `npm start` in a
  *   copy of the project (production, sandbox mode) on a free port, which replaces the docs' port
- *   4000; every command must succeed, curl's included (`--fail-with-body`, from a .curlrc).
+ *   4000, and every ```sh runnable starwars block against `npm run start:starwars` (port 4001 in
+ *   the docs); every command must succeed, curl's included (`--fail-with-body`, from a .curlrc).
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,7 +16,8 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { splitFences, docPages, type CodeBlock } from '../support/markdown.js';
-import { npmStart } from '../support/npm-start.js';
+import { eventually } from '../support/eventually.js';
+import { npmStart, startService, type StartedServer } from '../support/npm-start.js';
 import { copyProject, projectRoot } from '../support/project-copy.js';
 
 /** A fragment is the exception: more than this many means the docs stopped compiling. */
@@ -80,35 +82,72 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; s
   });
 }
 
+/**
+ * The services a runnable block can ask, by its info string: `sh runnable` asks the channel service
+ * (`npm start` in a copy of the project, which builds; ready once every source has its first
+ * snapshot, what an operator waits for before asking), `sh runnable starwars` the Star Wars example
+ * (`npm run start:starwars`, which only reads the tree). Each block names its service's port as the
+ * docs do, and the test replaces it with the free port the service was started on.
+ */
+const SERVICES = {
+  'sh runnable': { docsPort: 4000, start: startChannelService },
+  'sh runnable starwars': { docsPort: 4001, start: () => startService('npm', ['run', 'start:starwars'], projectRoot, { timeoutMs: 120_000 }) },
+} as const;
+type Runnable = keyof typeof SERVICES;
+const isRunnable = (info: string): info is Runnable => Object.hasOwn(SERVICES, info);
+
+async function startChannelService(): Promise<StartedServer> {
+  const copy = await copyProject();
+  const server = await npmStart(copy.dir, { timeoutMs: 300_000 }).catch(async (error: unknown) => {
+    await copy.remove();
+    throw error;
+  });
+  const stop = async (): Promise<number | null> => {
+    try {
+      return await server.stop();
+    } finally {
+      await copy.remove();
+    }
+  };
+  try {
+    await eventually('/readyz answering 200', () => fetch(`${server.url}/readyz`).then((response) => response.status === 200), { timeoutMs: 30_000, detail: () => server.output() });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { ...server, stop };
+}
+
 describe('the runnable shell samples', () => {
-  it('succeed, every command, against the service that npm start runs', async () => {
-    const runnable = (await samples()).filter((sample) => sample.info === 'sh runnable');
-    expect(runnable.length).toBeGreaterThanOrEqual(3);
-    for (const sample of runnable) expect(sample.code, `${sample.page}:${sample.line} asks the docs' port`).toMatch(/(127\.0\.0\.1|localhost):4000\b/);
+  it('succeed, every command, against the service the block names, started as the docs start it', async () => {
+    const all = await samples();
+    const unknownMarks = all.filter((sample) => sample.info.startsWith('sh runnable') && !isRunnable(sample.info));
+    expect(unknownMarks.map((sample) => `${sample.page}:${sample.line}: \`\`\`${sample.info}`)).toEqual([]);
+    const runnable = all.filter((sample) => isRunnable(sample.info));
+    expect(runnable.filter((sample) => sample.info === 'sh runnable').length).toBeGreaterThanOrEqual(3);
+    expect(runnable.filter((sample) => sample.info === 'sh runnable starwars').length).toBeGreaterThanOrEqual(1);
 
     const curlHome = await mkdtemp(join(tmpdir(), 'docs-curl-'));
     await writeFile(join(curlHome, '.curlrc'), 'fail-with-body\nshow-error\nmax-time = 20\n');
-    const copy = await copyProject();
-    const server = await npmStart(copy.dir, { timeoutMs: 300_000 });
     try {
-      // Ready once every source has its first snapshot: what an operator waits for before asking.
-      for (const giveUpAt = performance.now() + 30_000; ; ) {
-        const ready = await fetch(`${server.url}/readyz`).then((response) => response.status === 200);
-        if (ready) break;
-        expect(performance.now(), 'ready within 30 s').toBeLessThan(giveUpAt);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const port = new URL(server.url).port;
-      for (const sample of runnable) {
-        const script = sample.code.replace(/(127\.0\.0\.1|localhost):4000\b/g, `127.0.0.1:${port}`);
-        const run = await bash(script, { ...process.env, CURL_HOME: curlHome });
-        expect({ where: `${sample.page}:${sample.line}`, code: run.code, stderr: run.stderr }).toEqual({ where: `${sample.page}:${sample.line}`, code: 0, stderr: '' });
-        expect(run.stdout.trim(), `${sample.page}:${sample.line}`).not.toBe('');
+      for (const [info, service] of Object.entries(SERVICES) as Array<[Runnable, (typeof SERVICES)[Runnable]]>) {
+        const blocks = runnable.filter((sample) => sample.info === info);
+        const docsPort = new RegExp(`(127\\.0\\.0\\.1|localhost):${service.docsPort}\\b`, 'g');
+        for (const sample of blocks) expect(sample.code, `${sample.page}:${sample.line} asks the docs' port ${service.docsPort}`).toMatch(docsPort);
+        const server = await service.start();
+        try {
+          const port = new URL(server.url).port;
+          for (const sample of blocks) {
+            const run = await bash(sample.code.replace(docsPort, `127.0.0.1:${port}`), { ...process.env, CURL_HOME: curlHome });
+            expect({ where: `${sample.page}:${sample.line}`, code: run.code, stderr: run.stderr }).toEqual({ where: `${sample.page}:${sample.line}`, code: 0, stderr: '' });
+            expect(run.stdout.trim(), `${sample.page}:${sample.line}`).not.toBe('');
+          }
+        } finally {
+          await server.stop();
+        }
       }
     } finally {
-      await server.stop();
-      await copy.remove();
       await rm(curlHome, { recursive: true, force: true });
     }
-  }, 420_000);
+  }, 480_000);
 });

@@ -5,8 +5,8 @@
  * from bench/results/.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderReport, staleFiles, fillRegions } from '../../scripts/bench-report/report.js';
 import { parseResults } from '../../scripts/bench-report/results.js';
@@ -27,6 +27,53 @@ function brokenLink(from: string, target: string): string | undefined {
   if (anchor === undefined) return undefined;
   if (!file.endsWith('.md')) return `${target}: an anchor into a file that is not Markdown`;
   return anchorsOf(read(file)).has(anchor) ? undefined : `${target}: no heading of ${file} has the anchor #${anchor}`;
+}
+
+/** The top-level folders whose paths the docs name: a path under one of them must exist. */
+const REPOSITORY_FOLDERS = ['src', 'test', 'bench', 'scripts', 'examples', 'packages', 'schema', 'openapi', 'generated', 'docs', 'released'];
+const REPOSITORY_PATH = new RegExp(`(?:^|[\\s(])((?:${REPOSITORY_FOLDERS.join('|')})/[\\w./@-]*[\\w/])`, 'g');
+
+/** The repository paths a line of prose names in its code spans; a pattern (`*`, `<name>`, `{a,b}`) names none. */
+function repositoryPathsIn(line: string): string[] {
+  return [...line.matchAll(/`([^`]+)`/g)].flatMap((span) =>
+    [...(span[1] ?? '').matchAll(REPOSITORY_PATH)].map((match) => match[1] ?? '').filter((path) => !/[*<>{}]/.test(path)),
+  );
+}
+
+/** Files the service reads at run time that the repository does not hold (an operator writes them). */
+const RUNTIME_FILES = new Set(['members.json', 'membership-token.json']);
+
+/** Every file under `folder` (node_modules, dist and .git left out), by name. */
+function fileNamesUnder(folder: string): Set<string> {
+  const names = new Set<string>();
+  const root = join(projectRoot, folder);
+  if (!existsSync(root)) return names;
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && !/(^|\/)(node_modules|dist|\.git)(\/|$)/.test(relative(root, entry.parentPath))) names.add(entry.name);
+  }
+  return names;
+}
+
+/**
+ * The files a layout listing names that do not exist. An entry starts at column 0 with its folder
+ * (`src/lib/`) or file (`src/config.ts`); a file named with a slash is a path from the root, a bare
+ * name must exist somewhere under its entry's folder.
+ */
+function filesMissingFromLayout(layout: string): string[] {
+  const missing: string[] = [];
+  let folder = '.';
+  for (const line of layout.split('\n')) {
+    if (!line.startsWith(' ')) {
+      const first = line.split(/\s+/)[0] ?? '.';
+      folder = first.endsWith('/') ? first.slice(0, -1) : dirname(first);
+    }
+    for (const match of line.matchAll(/(?<![\w/.*-])([\w./-]+\.(?:ts|mjs|json|graphql|yaml|md))\b/g)) {
+      const name = match[1] ?? '';
+      const found = name.includes('/') ? existsSync(join(projectRoot, name)) : RUNTIME_FILES.has(name) || fileNamesUnder(folder).has(name) || existsSync(join(projectRoot, name));
+      if (!found) missing.push(`${folder}: ${name}`);
+    }
+  }
+  return missing;
 }
 
 describe('the README', () => {
@@ -77,9 +124,26 @@ describe('links', () => {
     }
   });
 
-  it('finds a broken anchor, a missing file and an anchor in a code block', () => {
+  it.each(LINKED_FROM)('every file and folder of the repository that %s names in a code span exists', (page) => {
+    const missing = splitFences(read(page)).prose.flatMap((text, index) =>
+      repositoryPathsIn(text)
+        .filter((path) => !existsSync(join(projectRoot, path)))
+        .map((path) => `${page}:${index + 1}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("every file the layout of docs/development.md names exists, under the folder of its entry", () => {
+    const layout = /## Layout\n\n```\n([\s\S]*?)\n```/.exec(read('docs/development.md'))?.[1];
+    expect(layout, 'docs/development.md has a Layout section with one code block').toBeDefined();
+    expect(filesMissingFromLayout(layout ?? '')).toEqual([]);
+  });
+
+  it('finds a broken anchor, a missing file, an anchor in a code block and the paths of code spans', () => {
     expect(brokenLink('docs/operating.md', 'graph.md#no-such-heading')).toMatch(/no heading of docs\/graph\.md/);
     expect(brokenLink('docs/operating.md', 'no-such-page.md')).toMatch(/no file docs\/no-such-page\.md/);
+    expect(filesMissingFromLayout('src/lib/          body.ts, gone.ts\n                  etag.ts\nsrc/app.ts        src/cli/gone.ts')).toEqual(['src/lib: gone.ts', 'src: src/cli/gone.ts']);
+    expect(repositoryPathsIn('see `src/app.ts`, `bench/<name>/run.ts`, `npx tsx bench/graph/run.ts` (`test/redis/`), src/not-in-code.ts')).toEqual(['src/app.ts', 'bench/graph/run.ts', 'test/redis/']);
     expect(anchorsOf('```sh\n# not a heading\n```\n## A `code` heading (twice)\n## A `code` heading (twice)\n')).toEqual(new Set(['a-code-heading-twice', 'a-code-heading-twice-1']));
   });
 });

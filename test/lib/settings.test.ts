@@ -73,7 +73,7 @@ describe('readSettings', () => {
     expect(variables.sourceOf('UNSET')).toBe('.env');
   });
 
-  it('documents defaults as the README shows them', () => {
+  it("documents defaults as the docs' settings tables show them", () => {
     expect(SETTINGS.count.default).toBe(5);
     expect([documentedDefault(SETTINGS.count), documentedDefault(SETTINGS.verbose), documentedDefault(SETTINGS.token)]).toEqual(['`5`', '`true` when TEST_LEVEL=debug', '—']);
   });
