@@ -1,43 +1,72 @@
 // @ts-check
 /**
- * The build (`npm run build`): the workspace packages first (JS + `.d.ts` in packages/<name>/dist/,
- * what the service imports at run time through node_modules/@channel-graph/<name>), then the service
- * (JS + `.d.ts` in `dist/`), and a record of the inputs it was built from (`dist/.build-inputs.json`:
- * size and mtime of every file under the inputs below).
+ * The build (`npm run build`): the service's modules (`dist/src/`, `dist/generated/`,
+ * `dist/examples/`) and the workspace packages it imports (`dist/node_modules/@channel-graph/<name>/`),
+ * transpiled file by file with esbuild (module structure kept, source maps beside), and a record of
+ * the inputs it was built from (`dist/.build-inputs.json`: size and mtime of every file under the
+ * inputs below).
  *
  *   node scripts/build.mjs              build
  *   node scripts/build.mjs --if-stale   build only if an input changed since the last build
  *                                       (`npm start`'s prestart); silent when dist/ is current
  *   node scripts/build.mjs --check      exit 0 if dist/ is current, 1 naming what changed
  *
+ * A transpile, not a compile: no type is checked here (that is `npm run typecheck`, which CI runs)
+ * and no declaration is written (a package's declarations are built when it is packed: its prepack
+ * runs `tsc -b`). What fails the build is what esbuild cannot transpile (a syntax error), named with
+ * file, line and column.
+ *
+ * The packages go inside dist/ rather than into packages/<name>/dist/ (tsc's, for packing and for
+ * the typecheck's project references): Node resolves `@channel-graph/<name>` from the nearest
+ * node_modules, which for the modules under dist/ is dist/node_modules, before the workspace link in
+ * node_modules/. So one directory is the whole build, swapped in at once, and `npm start` never
+ * overwrites what tsc built.
+ *
  * Plain Node on purpose (no tsx, no dependencies): on a tree that is already built, `npm start`
- * must work without the devDependencies (`npm ci --omit=dev`); only a stale tree needs TypeScript.
+ * must work without the devDependencies (`npm ci --omit=dev`); only a stale tree needs esbuild.
  * Comparing each file's size and mtime with the record (not only the newest mtime with the build's
  * time) also sees a deleted file and a file put back with an older mtime (a restore, `cp -p`).
  *
  * The output goes to a staging directory that replaces dist/ only once complete, so a failed build
  * leaves the last good one in place, and a server already running from dist/ keeps its files.
  */
-import { spawn } from 'node:child_process';
-import { cp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join, relative, resolve, sep } from 'node:path';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const DIST = 'dist';
 const RECORD = join(DIST, '.build-inputs.json');
-/** The workspace packages the service imports, built before it (each one alone: `tsc -p packages/<name>`). */
-const PACKAGES = ['packages/oauth2', 'packages/client'];
-/** What the emitted files depend on: tsconfig.build.json's `include`, the packages' sources and configs, the dependency tree, this script. */
+/** The service's modules: what `dist/src/main.js` and the example entries import. */
+const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'examples'];
+/**
+ * The workspace packages the service imports, each with what its tsconfig.json compiles (its src/
+ * and the codegen output it ships), laid out as tsc lays it out in the package's dist/ (paths from
+ * the repository root, its rootDir), so the package.json "exports" apply unchanged.
+ * test/foundation/start-build.slow.test.ts checks these lists against the tsconfigs.
+ */
+const PACKAGES = [
+  { dir: 'packages/oauth2', sources: ['packages/oauth2/src', 'generated/openapi/oauth2.ts'] },
+  {
+    dir: 'packages/client',
+    sources: [
+      'packages/client/src',
+      'generated/client/graphql.ts',
+      'generated/client/possible-types.ts',
+      'generated/client/introspection.json',
+      'generated/client/persisted-documents.json',
+      'generated/openapi/channel-api.ts',
+    ],
+  },
+];
+/** What the emitted files depend on: the sources above, the packages' manifests and configs (esbuild reads the nearest tsconfig), the dependency tree, this script. */
 const INPUTS = [
   'src',
   'schema',
   'generated',
   'examples',
-  ...PACKAGES.flatMap((pkg) => [`${pkg}/src`, `${pkg}/package.json`, `${pkg}/tsconfig.json`]),
+  ...PACKAGES.flatMap((pkg) => [`${pkg.dir}/src`, `${pkg.dir}/package.json`, `${pkg.dir}/tsconfig.json`]),
   'tsconfig.base.json',
   'tsconfig.json',
-  'tsconfig.build.json',
   'package.json',
   'package-lock.json',
   'scripts/build.mjs',
@@ -102,26 +131,6 @@ async function staleness(inputs) {
 }
 
 /**
- * @param {string[]} args
- * @returns {Promise<number>} the exit code
- */
-function run(args) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-    child.on('error', fail);
-    child.on('exit', (code, signal) => done(code ?? (signal === null ? 1 : 128)));
-  });
-}
-
-function typescriptCompiler() {
-  try {
-    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  } catch {
-    throw new Error('dist/ must be (re)built and TypeScript is not installed (devDependencies omitted?): run `npm ci && npm run build`, then start again');
-  }
-}
-
-/**
  * Moves the complete staging directory into `dist`'s place; the previous one is removed after.
  * @param {string} staging
  * @param {string} dist
@@ -145,44 +154,103 @@ async function replaceDist(staging, dist) {
   await rm(join(root, retired), { recursive: true, force: true });
 }
 
-/**
- * Compiles one project into a staging directory and, if that succeeds and `complete` does, puts it
- * in `dist`'s place.
- * @param {string} config the tsconfig
- * @param {string} dist where the output goes
- * @param {(staging: string) => Promise<void>} [complete] adds to the staged output
- * @returns {Promise<number>} the compiler's exit code
- */
-async function compile(config, dist, complete) {
-  const staging = `${dist}.building-${process.pid}`;
-  await rm(join(root, staging), { recursive: true, force: true });
+/** @returns {Promise<typeof import('esbuild')>} */
+async function loadEsbuild() {
   try {
-    const status = await run([typescriptCompiler(), '-p', config, '--outDir', staging, '--tsBuildInfoFile', join(staging, '.tsbuildinfo')]);
-    if (status !== 0) return status;
-    await complete?.(staging);
-    await replaceDist(staging, dist);
-    return 0;
-  } finally {
-    await rm(join(root, staging), { recursive: true, force: true });
+    return await import('esbuild');
+  } catch {
+    throw new Error('dist/ must be (re)built and esbuild is not installed (devDependencies omitted?): run `npm ci && npm run build`, then start again');
   }
 }
 
 /**
- * The packages, then the service, which compiles against the packages' new `.d.ts`. A failure
- * stops the build; the service's dist/ and its record stay as they were, so the next start builds
- * again.
- * @param {Map<string, string>} inputs the inputs as they were before compiling: an edit during the build makes the next start rebuild
+ * What the build writes, from the input files: each TypeScript module transpiled to `<out>.js`
+ * (declarations skipped), each JSON module copied to `<out>.json`, paths relative to the output root.
+ * @param {Iterable<string>} files the input files (root-relative, `/`-separated)
+ * @param {Array<{ dir: string, name: string, sources: string[] }>} packages
+ * @returns {{ modules: Array<{ in: string, out: string }>, copies: Array<{ from: string, to: string }> }}
+ */
+function plan(files, packages) {
+  /** @type {Array<{ in: string, out: string }>} */
+  const modules = [];
+  /** @type {Array<{ from: string, to: string }>} */
+  const copies = [];
+  /**
+   * @param {string} file
+   * @param {string} home where the output tree of `file`'s project starts
+   */
+  const add = (file, home) => {
+    if (file.endsWith('.ts') && !file.endsWith('.d.ts')) modules.push({ in: file, out: join(home, file.slice(0, -'.ts'.length)) });
+    else if (file.endsWith('.json')) copies.push({ from: file, to: join(home, file) });
+  };
+  /** @param {string} file @param {string} source */
+  const within = (file, source) => file === source || file.startsWith(`${source}/`);
+  const all = [...files];
+  for (const file of all) if (SERVICE_SOURCES.some((source) => within(file, source))) add(file, '.');
+  for (const pkg of packages) {
+    const home = join('node_modules', pkg.name, 'dist');
+    for (const file of all) if (pkg.sources.some((source) => within(file, source))) add(file, home);
+    copies.push({ from: `${pkg.dir}/package.json`, to: join('node_modules', pkg.name, 'package.json') });
+  }
+  return { modules, copies };
+}
+
+/**
+ * Transpiles the service and the packages into a staging directory and, if that succeeds, puts it
+ * in dist/'s place with the record of `inputs`. A failure leaves dist/ and its record as they
+ * were, so the next start builds again.
+ * @param {Map<string, string>} inputs the inputs as they were before building: an edit during the build makes the next start rebuild
+ * @returns {Promise<number>} the exit code
  */
 async function build(inputs) {
-  for (const pkg of PACKAGES) {
-    const status = await compile(join(pkg, 'tsconfig.json'), join(pkg, 'dist'));
-    if (status !== 0) return status;
-  }
-  return compile('tsconfig.build.json', DIST, async (staging) => {
+  const esbuild = await loadEsbuild();
+  const packages = await Promise.all(
+    PACKAGES.map(async (pkg) => {
+      const manifest = /** @type {{ name: string }} */ (JSON.parse(await readFile(join(root, pkg.dir, 'package.json'), 'utf8')));
+      return { ...pkg, name: manifest.name };
+    }),
+  );
+  const { modules, copies } = plan(inputs.keys(), packages);
+  const staging = `${DIST}.building-${process.pid}`;
+  await rm(join(root, staging), { recursive: true, force: true });
+  try {
+    try {
+      await esbuild.build({
+        absWorkingDir: root,
+        entryPoints: modules,
+        outdir: staging,
+        bundle: false,
+        platform: 'node',
+        format: 'esm',
+        // The oldest Node of package.json "engines": syntax it runs is left as written (with
+        // `target: 'es2022'` esbuild would drop the JSON modules' `with { type: 'json' }`). The rest
+        // that matters for a transpile (useDefineForClassFields, verbatimModuleSyntax) esbuild reads
+        // from each file's nearest tsconfig.json.
+        target: 'node20.19',
+        sourcemap: 'linked',
+        charset: 'utf8',
+        logLevel: 'warning',
+      });
+    } catch (error) {
+      // esbuild has printed its errors, each with file:line:column.
+      if (error instanceof Error && 'errors' in error) {
+        process.stderr.write(`build failed: ${DIST}/ is left as it was\n`);
+        return 1;
+      }
+      throw error;
+    }
+    for (const { from, to } of copies) {
+      await mkdir(join(root, staging, dirname(to)), { recursive: true });
+      await cp(join(root, from), join(root, staging, to));
+    }
     for (const path of ASSETS) await cp(join(root, path), join(root, staging, path), { recursive: true });
     const record = { builtAt: new Date().toISOString(), inputs: Object.fromEntries(inputs) };
     await writeFile(join(root, staging, relative(DIST, RECORD)), `${JSON.stringify(record, null, 1)}\n`);
-  });
+    await replaceDist(staging, DIST);
+    return 0;
+  } finally {
+    await rm(join(root, staging), { recursive: true, force: true });
+  }
 }
 
 async function main() {

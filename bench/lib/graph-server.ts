@@ -29,15 +29,19 @@ export interface CompiledGraphServer {
 
 export async function compileGraphServer(): Promise<CompiledGraphServer> {
   const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
+  // The service's compiler options, with @channel-graph/* imported through node_modules as at run
+  // time (no "paths" to their sources): the packages' dist/ (JS and .d.ts), built first.
   const config = {
-    extends: join(projectRoot, 'tsconfig.build.json'),
-    compilerOptions: { rootDir: projectRoot, outDir, declaration: false, sourceMap: false, inlineSources: false },
+    extends: join(projectRoot, 'tsconfig.json'),
+    compilerOptions: { noEmit: false, rootDir: projectRoot, outDir, paths: {} },
+    references: [],
     include: [],
     files: [join(projectRoot, 'bench/graph/server.ts')],
   };
   await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(config));
   await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(projectRoot, name), join(outDir, name))));
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-b', 'packages/oauth2', 'packages/client'], { cwd: projectRoot });
   await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: projectRoot });
   return { file: join(outDir, 'bench/graph/server.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
 }

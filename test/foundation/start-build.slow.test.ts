@@ -1,13 +1,16 @@
 /**
  * `npm start` builds only when the sources changed (prestart: `node scripts/build.mjs --if-stale`),
  * in a throw-away copy of the project: on a built tree it starts without rebuilding (and without
- * TypeScript or any devDependency); after a source file is touched it rebuilds first. `--check`
- * sees edited, new and deleted inputs and a file put back with an older mtime.
+ * esbuild, TypeScript or any devDependency); after a source file is touched it rebuilds first.
+ * `--check` sees edited, new and deleted inputs and a file put back with an older mtime. The build
+ * transpiles: a type error does not stop it, a syntax error does, and leaves the last good dist/.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, projectRoot, type ProjectCopy } from '../support/project-copy.js';
 import { npmStart, type StartedServer } from '../support/npm-start.js';
@@ -78,7 +81,9 @@ describe('npm start on a built tree', () => {
     await rename(join(copy.dir, 'node_modules'), full);
     await productionNodeModules(copy.dir);
     try {
-      await expect(stat(join(copy.dir, 'node_modules/typescript'))).rejects.toThrow(/ENOENT/);
+      for (const builder of ['esbuild', 'typescript']) await expect(stat(join(copy.dir, 'node_modules', builder))).rejects.toThrow(/ENOENT/);
+      // Nor the packages' own build (their JS and declarations, written when they are packed).
+      for (const name of ['oauth2', 'client']) await expect(stat(join(copy.dir, 'packages', name, 'dist'))).rejects.toThrow(/ENOENT/);
       const server = await npmStart(copy.dir);
       try {
         expect(await typename(server.url)).toBe('Query');
@@ -140,9 +145,18 @@ describe('npm start after a source changed', () => {
     expect(output).toContain('src/notes.txt (deleted)');
   });
 
+  it('a type error does not stop the build (npm run typecheck reports it)', async () => {
+    await writeFile(join(copy.dir, 'src/mistyped.ts'), 'export const mistyped: number = "not a number";\n');
+    const build = await copy.npmRun('build');
+    expect(build.exitCode, build.output).toBe(0);
+    const built = (await import(pathToFileURL(join(copy.dir, 'dist/src/mistyped.js')).href)) as { mistyped: unknown };
+    expect(built.mistyped).toBe('not a number');
+    await rm(join(copy.dir, 'src/mistyped.ts'));
+  }, 120_000);
+
   it('a build that fails leaves the last good dist/ in place and npm start does not start', async () => {
     const before = await buildMarks();
-    await writeFile(join(copy.dir, 'src/broken.ts'), 'export const broken: number = "not a number";\n');
+    await writeFile(join(copy.dir, 'src/broken.ts'), 'export const broken: number = ;\n');
     let server: StartedServer | undefined;
     let failure = '';
     try {
@@ -152,10 +166,43 @@ describe('npm start after a source changed', () => {
     } finally {
       await server?.stop();
     }
-    expect(server, 'the server started on a tree that does not compile').toBeUndefined();
+    expect(server, 'the server started on a tree that does not build').toBeUndefined();
     expect(failure).toMatch(/exited with [1-9]/);
     expect(failure).toContain(BUILD_MESSAGE);
-    expect(failure).toMatch(/src\/broken\.ts.*error TS2322/);
+    expect(failure).toMatch(/Unexpected ";"[\s\S]*src\/broken\.ts:1:30/);
+    expect(failure).toContain('build failed: dist/ is left as it was');
     expect(await buildMarks()).toEqual(before);
   }, 300_000);
+});
+
+describe('the built modules', () => {
+  it('each link a source map that holds its TypeScript source', async () => {
+    const main = await copy.readText('dist/src/main.js');
+    expect(main).toMatch(/\n\/\/# sourceMappingURL=main\.js\.map\n$/);
+    const map = JSON.parse(await copy.readText('dist/src/main.js.map')) as { sources: string[]; sourcesContent: string[] };
+    expect(map.sources).toEqual(['../../src/main.ts']);
+    expect(map.sourcesContent).toEqual([await copy.readText('src/main.ts')]);
+  });
+
+  it('are JavaScript only: no declaration is written (a package gets its own when it is packed)', async () => {
+    const files = await readdir(join(copy.dir, 'dist'), { recursive: true });
+    expect(files).toContain(join('node_modules', '@channel-graph', 'client', 'dist', 'packages', 'client', 'src', 'graphql.js'));
+    expect(files.filter((file) => file.endsWith('.d.ts'))).toEqual([]);
+  });
+});
+
+describe('the packages inside dist/', () => {
+  it('hold a module for every file each package compiles (its tsconfig.json), where its package.json "exports" point', async () => {
+    for (const name of ['oauth2', 'client']) {
+      const config = ts.getParsedCommandLineOfConfigFile(join(copy.dir, 'packages', name, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (diagnostic) => expect.fail(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')) });
+      const home = join(copy.dir, 'dist/node_modules/@channel-graph', name);
+      const sources = (config?.fileNames ?? []).map((file) => relative(copy.dir, file));
+      expect(sources).toContain(`packages/${name}/src/${name === 'oauth2' ? 'index' : 'graphql'}.ts`);
+      for (const source of sources) await expect(stat(join(home, 'dist', source.replace(/\.ts$/, '.js'))), source).resolves.toBeDefined();
+      const manifest = JSON.parse(await readFile(join(home, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+      for (const target of Object.values(manifest.exports)) {
+        await expect(stat(join(home, typeof target === 'string' ? target : target.default))).resolves.toBeDefined();
+      }
+    }
+  });
 });
