@@ -26,6 +26,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/support/build-packages.ts'],
     reporters: ['default'],
     // `npm run test:coverage`: V8's own counters (no instrumentation), over the code we ship and run.
     coverage: {
