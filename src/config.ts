@@ -121,8 +121,8 @@ const MEMBERSHIP_CREDENTIALS = ['MEMBERSHIP_CLIENT_ID', 'MEMBERSHIP_CLIENT_SECRE
 const MEMBERSHIP_SEED_TOKENS = ['MEMBERSHIP_ACCESS_TOKEN', 'MEMBERSHIP_REFRESH_TOKEN'] as const;
 
 /** Where messages send a person who has to set the credentials up, and one who wants to try the sandbox. */
-const SETUP_DOCUMENTED_AT = 'README.md#setup-for-your-channel';
-const SANDBOX_DOCUMENTED_AT = 'README.md#sandbox-both-platforms-on-your-machine';
+const SETUP_DOCUMENTED_AT = 'docs/operating.md#setup-for-your-channel';
+const SANDBOX_DOCUMENTED_AT = 'docs/sandbox.md#test-credentials';
 
 /** The membership variables that are set (an empty value is not). */
 function givenCredentials(variables: Environment): string[] {
@@ -130,7 +130,7 @@ function givenCredentials(variables: Environment): string[] {
 }
 
 /**
- * Every setting of `npm start` outside the graph (GRAPH_SETTINGS), declared once: the README's
+ * Every setting of `npm start` outside the graph (GRAPH_SETTINGS), declared once: docs/operating.md's
  * Configuration table and `.env.example` are checked against this list (test/config-documented.test.ts).
  */
 export const CHANNEL_SETTINGS = {

@@ -32,7 +32,7 @@ const { mode } = config.upstream;
 if (config.upstream.mode === 'sandbox') {
   logger.warn(
     { mode },
-    'sandbox mode: no membership credentials are set, so the platform sandbox runs in-process and every answer is its made-up test data, not a channel\'s (to serve your channel: README.md#setup-for-your-channel)',
+    'sandbox mode: no membership credentials are set, so the platform sandbox runs in-process and every answer is its made-up test data, not a channel\'s (to serve your channel: docs/operating.md#setup-for-your-channel)',
   );
 } else {
   logger.info({ mode }, `live mode: membership API ${config.upstream.membership.apiBase}, video API ${config.upstream.video.apiBase}`);

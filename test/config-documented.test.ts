@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_SETTINGS } from '../src/config.js';
 import { GRAPH_SETTINGS } from '../src/graphql/graph-settings.js';
@@ -6,10 +6,12 @@ import { documentedDefault, type SettingDeclarations } from '../src/lib/settings
 import { SANDBOX_SETTINGS } from '../src/sandbox/settings.js';
 
 /**
- * The README's settings tables and `.env.example` against the declarations they document: a setting
- * added, renamed or given another default without its documentation fails here.
+ * The docs' settings tables (the configuration of docs/operating.md, the graph's of docs/graph.md,
+ * the sandbox's of docs/sandbox.md) and `.env.example` against the declarations they document: a
+ * setting added, renamed or given another default without its documentation fails here.
  */
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const PAGES = ['README.md', ...readdirSync(new URL('../docs', import.meta.url)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCS = PAGES.map((page) => readFileSync(new URL(`../${page}`, import.meta.url), 'utf8')).join('\n');
 const ENV_EXAMPLE = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
 
 const DECLARED: SettingDeclarations[] = [CHANNEL_SETTINGS, GRAPH_SETTINGS, SANDBOX_SETTINGS];
@@ -32,8 +34,8 @@ function settingsTableRows(markdown: string): { name: string; documentedDefault:
   return rows;
 }
 
-describe('the README settings tables', () => {
-  const rows = settingsTableRows(README);
+describe('the settings tables of the docs', () => {
+  const rows = settingsTableRows(DOCS);
 
   it('list every declared setting once, and nothing that is not declared', () => {
     const names = rows.map((row) => row.name);
@@ -72,9 +74,9 @@ describe('.env.example', () => {
   });
 });
 
-describe('the README examples', () => {
-  /** Every loopback URL in the README, with its port and path. */
-  const urls = [...README.matchAll(/(?:localhost|127\.0\.0\.1):(\d+)(\/[^\s'"`)]*)?/g)].map((match) => ({ port: Number(match[1]), path: match[2] ?? '/', text: match[0] }));
+describe('the examples of the README and the docs', () => {
+  /** Every loopback URL in the README and the docs, with its port and path. */
+  const urls = [...DOCS.matchAll(/(?:localhost|127\.0\.0\.1):(\d+)(\/[^\s'"`)]*)?/g)].map((match) => ({ port: Number(match[1]), path: match[2] ?? '/', text: match[0] }));
 
   it('reach the channel API on its default PORT (a webhook posted to another port goes nowhere)', () => {
     const apiUrls = urls.filter((url) => /^\/(membership|video|healthz)\b/.test(url.path));

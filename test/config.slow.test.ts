@@ -194,7 +194,7 @@ describe('src/main.ts (npm start)', () => {
     });
     // JSON log lines (pino), in order; upstream fetch lines may come between.
     const lines = logLines(stdout);
-    expect(lines[0]).toMatchObject({ level: 40, component: 'main', mode: 'sandbox', msg: expect.stringMatching(/^sandbox mode: no membership credentials are set, .* made-up test data.*README\.md#setup-for-your-channel/) });
+    expect(lines[0]).toMatchObject({ level: 40, component: 'main', mode: 'sandbox', msg: expect.stringMatching(/^sandbox mode: no membership credentials are set, .* made-up test data.*docs\/operating\.md#setup-for-your-channel/) });
     expect(lines.find((line) => line.msg.startsWith('channel api listening'))).toMatchObject({
       component: 'main',
       mode: 'sandbox',
@@ -213,7 +213,7 @@ describe('src/main.ts (npm start)', () => {
     expect(code).toBe(78);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      'configuration error: environment (no .env file): MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET: expected values: NODE_ENV=production serves your channel, with its membership credentials (README.md#setup-for-your-channel); SANDBOX=true serves the built-in sandbox\'s test data instead\n',
+      'configuration error: environment (no .env file): MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET: expected values: NODE_ENV=production serves your channel, with its membership credentials (docs/operating.md#setup-for-your-channel); SANDBOX=true serves the built-in sandbox\'s test data instead\n',
     );
   });
 

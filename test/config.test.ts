@@ -120,7 +120,7 @@ describe('.env lines', () => {
 describe('npm run authorize without the OAuth client', () => {
   it('names where the value was looked for, truthfully, and points to the sandbox recipe', async () => {
     const load = (): unknown => loadAuthorizeConfig({ cwd, env: {}, onWarning: () => undefined });
-    const sandboxRecipe = "(its developer portal shows it; to try the login on the sandbox's test client, see README.md#sandbox-both-platforms-on-your-machine)";
+    const sandboxRecipe = "(its developer portal shows it; to try the login on the sandbox's test client, see docs/sandbox.md#test-credentials)";
     expect(load).toThrow(new ConfigError('environment (no .env file)', 'MEMBERSHIP_CLIENT_ID', `expected a value: the OAuth client of the membership platform ${sandboxRecipe}`));
     await writeFile(join(cwd, '.env'), 'MEMBERSHIP_CLIENT_ID=client-id-value\n');
     expect(load).toThrow(new ConfigError('.env', 'MEMBERSHIP_CLIENT_SECRET', `expected a value: the OAuth client of the membership platform ${sandboxRecipe}`));
@@ -140,7 +140,7 @@ describe('sandbox mode is chosen, never fallen into', () => {
     partial: { MEMBERSHIP_CLIENT_ID: 'client-id-value', MEMBERSHIP_CLIENT_SECRET: 'client-secret-value' },
   };
   const ALL = 'MEMBERSHIP_CLIENT_ID, MEMBERSHIP_CLIENT_SECRET, MEMBERSHIP_CAMPAIGN_ID, MEMBERSHIP_WEBHOOK_SECRET';
-  const SETUP = 'README.md#setup-for-your-channel';
+  const SETUP = 'docs/operating.md#setup-for-your-channel';
   const sandboxWithCredentials = (given: string): string =>
     `environment: SANDBOX: expected no membership credentials with SANDBOX=true (the sandbox brings its own), but ${given} set: remove them, or unset SANDBOX to serve your channel`;
   const noCredentials = (because: string): string =>

@@ -1,5 +1,5 @@
 /**
- * Codegen speed (issue 2, "Benchmarks"; issue 16, "The standard codegen CLI"), in a temp copy of
+ * Codegen speed with the standard codegen CLI (graphql-codegen), in a temp copy of
  * the project:
  *   cold   — wall time of a cold `npm run codegen` (graphql-codegen on codegen.ts: every GraphQL
  *            project + every openapi/*.yaml through the openapi-typescript preset) and of

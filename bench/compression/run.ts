@@ -1,5 +1,5 @@
 /**
- * Compressed answers (README "Compressed answers"): bytes on the wire and requests/s of each coding
+ * Compressed answers (docs/operating.md, "Compressed answers"): bytes on the wire and requests/s of each coding
  * against identity, in the same run, on the answers that matter:
  *   issue            — the issue query over the default sandbox (a 6 KB answer), response cache off:
  *                      a prepared answer, compressed for every request at the fast level

@@ -1,5 +1,5 @@
 /**
- * Live events at scale (issue 15): one app process (sandbox mode, production defaults,
+ * Live events at scale: one app process (sandbox mode, production defaults,
  * EVENTS_MAX_STREAMS 1,000 per transport) with BENCH_SSE (1,000) server-sent-event subscribers —
  * half GraphQL over SSE on /graphql (graphql-sse distinct connections), half GET /events — and
  * BENCH_WS (100) GraphQL-over-WebSocket subscribers (graphql-transport-ws), all open at once.

@@ -1,5 +1,5 @@
 /**
- * The channel graph under load (issue 10, "Performance as shipped"), requests/s, p50, p99 and peak RSS
+ * The channel graph under load, as shipped: requests/s, p50, p99 and peak RSS
  * of each server process, ratios taken in the same run. Every server runs compiled (tsc, into a temp
  * dir) by plain node in its own process; autocannon runs in another (bench/lib/load.ts).
  *
@@ -201,8 +201,8 @@ const roundRatios = new Map<string, number[]>();
 const memoryRows: Array<{ dataset: string; target: TargetName; idleRssMb: number; peakRssMb: number; peakRssMaxMb: number }> = [];
 try {
   // Per dataset, its scenarios are measured in interleaved rounds. Every round starts every target
-  // afresh: two processes of the same target have differed by up to 15 µs per request (bench/README.md,
-  // "Overhead"), so a row's median is over as many processes as rounds, not over loads of one.
+  // afresh: two processes of the same target have differed by up to 15 µs per request (docs/benchmarks.md,
+  // "Why two measures"), so a row's median is over as many processes as rounds, not over loads of one.
   for (const patrons of [...new Set(scenarios.map((scenario) => scenario.patrons))]) {
     const group = scenarios.filter((scenario) => scenario.patrons === patrons);
     const dataset = patrons === undefined ? 'default sandbox' : `SANDBOX_PATRONS=${patrons}`;

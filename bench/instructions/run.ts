@@ -1,12 +1,12 @@
 /**
  * The channel graph and the REST API counted in instructions per request rather than timed: what
- * observing a request costs (issue 12: the request log, the request id, the HTTP and GraphQL metrics
- * and the span hooks), and where `npm start` stands against mercurius+jit and the floors (issue 10's
+ * observing a request costs (the request log, the request id, the HTTP and GraphQL metrics
+ * and the span hooks), and where `npm start` stands against mercurius+jit and the floors (bench/graph's
  * ratios, counted one request at a time).
  *
  * On the 2-vCPU VMs this runs on, one build's CPU time per request moved from 27 to 48 µs between
  * processes and from 26 to 37 µs between windows of one process, with no GC or JIT event to tell
- * the windows apart, and whole VMs differ by 2.5× (bench/README.md): req/s cannot resolve a
+ * the windows apart, and whole VMs differ by 2.5× (docs/benchmarks.md): req/s cannot resolve a
  * difference of a few percent. Instructions can: each target (server.mjs) runs under valgrind's
  * callgrind with the start script's node flags, and is sent requests one at a time on one keep-alive
  * connection. After the scenario's warm-up requests its counters are zeroed, its counted requests
@@ -37,14 +37,14 @@
  *   large            — tiers and their supporters over SANDBOX_PATRONS=2000 (a 221 KB answer),
  *                      response cache off, 300 requests to warm up and 100 counted: observed, mercurius+jit
  *   issue+cache      — the issue query with the response cache on (`npm start`'s default): observed
- *                      against the floor (issue 10's "cached ≥ 0.7× the floor") and floor/headers,
+ *                      against the floor (target: "cached ≥ 0.7× the floor") and floor/headers,
  *                      and observed/br: the observed server asked for brotli (a hit in a coding, its
  *                      bytes made once, against an identity hit: "br ÷ identity", within 1.1)
  *   variables+cache  — the variables query with the response cache on: observed, unobserved
- *   rest             — GET /membership/pledges: observed, unobserved, the floor (same bytes: issue 10's
+ *   rest             — GET /membership/pledges: observed, unobserved, the floor (same bytes: target
  *                      "warm REST ≥ 0.9× the floor") and floor/headers (the same bytes and headers)
  * Targets (measured, not asserted): observation ≤ 5 % of the request; ours ≥ 1.0× mercurius+jit;
- * × floor as issue 10 sets them. "× mercurius+jit" and "× floor" are the other target's instructions
+ * × floor as bench/graph sets them. "× mercurius+jit" and "× floor" are the other target's instructions
  * a request over ours, as req/s compare (above 1: ours does less).
  *
  * Run: `npx tsx bench/instructions/run.ts` (needs valgrind: `apt-get install valgrind`; ~2 min per
@@ -70,7 +70,7 @@ import { functionCosts, largestDifferences } from './profile.js';
 
 /** An hour: longer than any run, within setInterval's range. */
 const LOG_BATCH_OUT_OF_REACH_MS = 3_600_000;
-/** The target of issue 12: observation at most this share of a request. */
+/** The target: observation at most this share of a request. */
 const OVERHEAD_TARGET = 0.05;
 /** A request or a callgrind_control command taking longer has hung (none came near it on 2026-11-27, the large answer included). */
 const DEADLINE_MS = 60_000;

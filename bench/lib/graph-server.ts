@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from './index.js';
 
-/** The queries bench/graph and bench/instructions send (issue 10 names them). */
+/** The queries bench/graph and bench/instructions send (their targets are set on these). */
 export const ISSUE_QUERY = '{ supporters { __typename id name amountCents tier { title } ... on Patron { lifetimeCents } } }';
 export const LARGE_QUERY = '{ tiers { title amountCents supporters { __typename id name amountCents since tier { title } } } stats { subscribers fetchedAt stale } }';
 export const VARIABLES_QUERY = 'query($p: Platform) { supporters(platform: $p) { id name } }';

@@ -1,5 +1,5 @@
 /**
- * Memory under hostile documents (issue 9 §1): the app exactly as `npm start` runs it (built by
+ * Memory under hostile documents: the app exactly as `npm start` runs it (built by
  * `npm run build`, then `node <the start script's flags> dist/src/main.js` in a child process, with an
  * empty environment: production, sandbox mode) receives BENCH_DOCUMENTS (2,000) distinct documents of
  * exactly the maximum size (64 KiB): valid ones (light, and ~900 tokens heavy), syntax errors, unknown

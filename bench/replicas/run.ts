@@ -1,5 +1,5 @@
 /**
- * Scale out on Redis (issue 14, "Figures"): the same load on
+ * Scale out on Redis: the same load on
  *   files/1 — one replica, snapshots in files under DATA_DIR (REDIS_URL unset), and
  *   redis/3 — three replicas sharing snapshots, invalidations and events through one redis-server,
  * the load split round-robin-like over the three (one autocannon per replica, connections divided),

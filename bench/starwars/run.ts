@@ -1,5 +1,5 @@
 /**
- * Star Wars hero query (issue 2, "Benchmarks"): requests/s and p99 of
+ * Star Wars hero query: requests/s and p99 of
  *   ours          — createStarWarsServer (yoga), no cache
  *   ours+jit      — the same with @envelop/graphql-jit (what mercurius gets)
  *   ours+plugin-cache — the same with @graphql-yoga/plugin-response-cache (cache inside yoga)

@@ -57,7 +57,7 @@ const userAttributesSchema = z.looseObject({
   full_name: z.string().nullable().optional(),
 });
 
-/** The members request of the issue: the attributes, tiers and users the snapshot needs. */
+/** The members request: the attributes, tiers and users the snapshot needs. */
 function membersUrl(apiBase: string, campaignId: string): string {
   const url = new URL(`/api/oauth2/v2/campaigns/${encodeURIComponent(campaignId)}/members`, apiBase);
   url.searchParams.set('include', 'currently_entitled_tiers,user');

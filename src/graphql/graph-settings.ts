@@ -1,6 +1,6 @@
 /**
  * The channel graph's plugin settings: each has a documented default and an environment override,
- * declared once in GRAPH_SETTINGS (the README's table is checked against it). Production behaviour is the default: development (stack
+ * declared once in GRAPH_SETTINGS (docs/graph.md's table is checked against it). Production behaviour is the default: development (stack
  * traces, GraphiQL) is chosen explicitly with `NODE_ENV=development` (src/lib/node-env.ts).
  */
 import { isDevelopment } from '../lib/node-env.js';
@@ -43,7 +43,7 @@ export interface GraphSettings {
 
 const inDevelopment = (variables: Environment): boolean => isDevelopment(variables.NODE_ENV);
 
-/** Each setting once: variable, parse, default, description. The README's table is checked against it. */
+/** Each setting once: variable, parse, default, description. docs/graph.md's table is checked against it. */
 export const GRAPH_SETTINGS = {
   nodeEnv: text({
     name: 'NODE_ENV',

@@ -5,8 +5,7 @@
  * check the property against the mapped model. Once the executable schema is built and its coverage
  * checked, `dropPropertyResolvers` removes them from it. graphql-jit then reads such a field inline in
  * its compiled query, where a resolver is a call through its runtime (arguments, safety checks,
- * result handling) for every field of every object: ~20 µs of the issue query's ~104 at a fixed
- * rate (README, "Property resolvers").
+ * result handling) for every field of every object (docs/graph.md, "Property resolvers").
  */
 import type { IResolvers } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';

@@ -40,7 +40,7 @@ function isTooLarge(error: unknown): boolean {
  *
  * Every GraphQL POST in front of yoga is read here, so this is written for the hot path: one promise
  * and four listeners, where raw-body also made an AsyncResource and a fifth listener per request
- * (~1.5 µs of a request at a fixed rate: bench/README.md, "Measured", stop 23).
+ * (~1.5 µs of a request, measured at a fixed rate).
  */
 export function readRequestBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const header = request.headers['content-length'];

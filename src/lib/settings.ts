@@ -1,7 +1,7 @@
 /**
  * Settings read from environment variables, each declared ONCE: its variable, how its text is
  * parsed (a zod schema), its default and a one-line description. The services' readers
- * (`src/config.ts`, `src/graphql/graph-settings.ts`, `src/sandbox/settings.ts`), the README's
+ * (`src/config.ts`, `src/graphql/graph-settings.ts`, `src/sandbox/settings.ts`), the docs'
  * settings tables and `.env.example` all follow these declarations (test/config-documented.test.ts
  * checks the documents against them).
  *
@@ -28,7 +28,7 @@ export const PROCESS_ENVIRONMENT = 'environment';
 
 /** A default that depends on other variables (`GRAPHQL_MASK_ERRORS`: not in development). */
 export interface DerivedDefault<T> {
-  /** How the README and `.env.example` state it (Markdown allowed). */
+  /** How the docs and `.env.example` state it (Markdown allowed). */
   readonly documented: string;
   readonly from: (variables: Environment) => T;
 }
@@ -129,7 +129,7 @@ export function text<O extends DeclarationOptions<string> & { expected?: string 
   return declare(options, z.string().min(1, { error: options.expected ?? 'a value' })) as Declared<string, O>;
 }
 
-/** The README / `.env.example` text of a setting's default: `` `4000` ``, the derived text, or `—`. */
+/** The docs' / `.env.example` text of a setting's default: `` `4000` ``, the derived text, or `—`. */
 export function documentedDefault(setting: AnySetting): string {
   const fallback = setting.default as string | number | boolean | DerivedDefault<unknown> | undefined;
   if (fallback === undefined) return '—';

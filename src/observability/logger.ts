@@ -52,7 +52,7 @@ export const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
  * together: each write is handed to a libuv thread, and the wake-ups around it cost the server more
  * than the write(2) itself. 128 KiB is ~640 request lines. On the 2-vCPU VM the bench runs on, a
  * server at saturation on the issue query answered 3–4 % more requests with 128 or 256 KiB batches
- * than with 32 KiB (bench/README.md, "Overhead"). Held as bytes, not strings, so a large batch keeps nothing
+ * than with 32 KiB. Held as bytes, not strings, so a large batch keeps nothing
  * alive on the JavaScript heap for the scavenger to copy.
  */
 export const LOG_BATCH_BYTES = 128 * 1024;

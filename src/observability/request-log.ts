@@ -17,7 +17,7 @@
  * the batch: its start copied from bytes kept per kind (their time digits rewritten when the
  * millisecond changes), the id and the duration written digit by digit. As a string, then encoded,
  * the line cost ~6,100 instructions a request under callgrind, ~40 % of what observing a request
- * cost; as bytes ~2,600 (bench/README.md, "Overhead"). Any other destination gets
+ * cost; as bytes ~2,600 (bench/instructions). Any other destination gets
  * the line as a string; one that wants pino's per-line metadata (pino.multistream routes lines by
  * level with it) gets it through `logger.info`.
  */

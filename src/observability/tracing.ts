@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry spans through the API only (`@opentelemetry/api`). With an SDK registered before the
- * app is created (see the README, "Operating"), a request's span is the parent of its GraphQL
+ * app is created (docs/operating.md, "Traces"), a request's span is the parent of its GraphQL
  * execution's, which is the parent of the upstream fetch a cold read starts. Without one, no span is
  * started and no GraphQL instrumentation is installed: the request path pays nothing.
  */

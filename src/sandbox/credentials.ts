@@ -1,6 +1,6 @@
 /**
  * The sandbox's documented test credentials. They are fixed (not secret, not seed-dependent) so the
- * README can list them and `.env` files written for the sandbox keep working.
+ * docs (docs/sandbox.md) can list them and `.env` files written for the sandbox keep working.
  */
 import type { MembersConfig } from '../channel/members-config.js';
 import type { MembershipCredentials } from '../channel/membership.js';

@@ -1,7 +1,7 @@
 /**
  * The sandbox: a faithful emulator of the membership platform (OAuth2 token endpoint, API v2
  * members, webhooks) and of the video platform's channel-dashboard API, over real HTTP, with a
- * deterministic seeded dataset, fault injection and control endpoints (see README, "Sandbox").
+ * deterministic seeded dataset, fault injection and control endpoints (docs/sandbox.md).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BodyIncompleteError, BodyTooLargeError } from '../lib/body.js';

@@ -1,4 +1,4 @@
-/** The settings of `npm run sandbox`, declared once (the README's sandbox table is checked against them). */
+/** The settings of `npm run sandbox`, declared once (docs/sandbox.md's table is checked against them). */
 import { integer } from '../lib/settings.js';
 
 export const SANDBOX_SETTINGS = {

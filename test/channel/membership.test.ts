@@ -11,7 +11,7 @@ import { startSandbox, type MembershipDataset, type RunningSandbox } from '../..
 import { sandboxKeeper, sandboxRequests, setFault } from './sandbox-keeper.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-/** The issue's rules applied to the sandbox's own dataset: active patrons, highest entitled tier, else amount match. */
+/** The membership rules applied to the sandbox's own dataset: active patrons, highest entitled tier, else amount match. */
 function expectedSupporters(dataset: MembershipDataset): Supporter[] {
   return dataset
     .slice(0, dataset.size)
@@ -39,7 +39,7 @@ describe('membership adapter against the sandbox', () => {
   });
   afterAll(() => sandbox.close());
 
-  it('keeps active patrons only, with first names, lifetime cents and the level rules of the issue', async () => {
+  it('keeps active patrons only, with first names, lifetime cents and the level rules', async () => {
     const source = createMembershipSource({ apiBase: sandbox.url, campaignId: sandbox.credentials.campaignId, keeper: sandboxKeeper(sandbox) });
     const snapshot = await source.fetch();
     const dataset = sandbox.datasets.membership;

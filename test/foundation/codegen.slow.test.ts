@@ -1,5 +1,5 @@
 /**
- * The schema-first loop (issue 2, "Codegen" and "Done when"), proved on a copy of the project:
+ * The schema-first loop, proved on a copy of the project:
  * a field added to the Star Wars SDL without a resolver makes `npm run typecheck` fail naming that
  * field, and `npm run codegen:check` (graphql-codegen --check) fails listing the stale file until
  * `npm run codegen` runs. A codegen error is one message with file and line, no stack trace.

@@ -1,5 +1,5 @@
 /**
- * `npm run schema:check` and `npm run schema:release` (issue 11, "Breaking-change check") on a copy
+ * `npm run schema:check` and `npm run schema:release` (the breaking-change check) on a copy
  * of the project: a breaking SDL edit and a breaking OpenAPI edit each fail with the path named, a
  * safe edit passes, an operation that no longer validates is named, an accepted breaking change
  * passes and is written by the release as a changeset of @channel-graph/client (which `changeset

@@ -1,6 +1,6 @@
 /**
  * Every malformed request to /graphql gets a 4xx whose body is a GraphQL error, never a 500, and no
- * answer carries a stack trace or a file path outside development (issue 9 §4). Against the whole
+ * answer carries a stack trace or a file path outside development. Against the whole
  * app with the settings `npm start` has (production), unless a test says otherwise.
  */
 import { connect } from 'node:net';

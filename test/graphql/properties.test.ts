@@ -1,5 +1,5 @@
 /**
- * Property-based tests of /graphql (issue 9 §10): fast-check generates GraphQL documents (valid-ish
+ * Property-based tests of /graphql: fast-check generates GraphQL documents (valid-ish
  * from the schema's own fields, and garbage: deep nesting, many aliases, huge strings, odd
  * unicode, truncations), the GET parameters, the POST bodies and the request headers, sends them
  * over real HTTP (raw sockets) to the whole app as `npm start` configures it (production, response

@@ -1,5 +1,5 @@
 /**
- * A schema field without a resolver (issue 11): createExecutableSchema refuses it by default (the
+ * A schema field without a resolver: createExecutableSchema refuses it by default (the
  * production behaviour) and warns, naming it, when asked to; the channel graph has none, and its
  * introspection agrees with the SDL on every description, the DateTime scalar's included.
  */

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the REST API of openapi/channel-api.yaml (issue 9 §10): fast-check
+ * Property-based tests of the REST API of openapi/channel-api.yaml: fast-check
  * generates webhook deliveries (JSON:API member documents with any attribute values, garbage
  * bodies, any event name, signatures right and wrong), then query strings for /membership/pledges,
  * /video/members and /video/stats (their `sort` parameter, repeated, odd encodings, unknown

@@ -89,7 +89,7 @@ describe('a hung upstream with UPSTREAM_TIMEOUT_MS', () => {
     // A refresh in flight when the fault was set hangs at a later request (channel titles, say).
     expect(health.sources.video.last_error).toMatch(new RegExp(`^video: [^:]+: the request was aborted or timed out \\(no answer within ${DEADLINE_MS} ms\\)$`));
     expect(health.sources.video.fetched_at).not.toBeNull(); // the last good snapshot is still served
-    // Deadline + refresh interval, plus scheduling slack of the poll on a loaded machine.
+    // The promised bound (deadline + refresh interval), plus scheduling slack of the poll on a loaded machine.
     expect(ms, `stale after ${Math.round(ms)} ms`).toBeLessThan(DEADLINE_MS + REFRESH_INTERVAL_SECONDS * 1000 + SLACK_MS);
     const served = await request(app.url, 'GET', '/video/members');
     expect(served.status).toBe(200);

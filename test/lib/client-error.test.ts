@@ -1,6 +1,6 @@
 /**
- * A request node:http cannot parse gets an answer that says what was wrong (issue 9 §4 and §10:
- * every error has a message), not node's bare status line. Found by test/graphql/properties.test.ts:
+ * A request node:http cannot parse gets an answer that says what was wrong (every
+ * error has a message), not node's bare status line. Found by test/graphql/properties.test.ts:
  * a GET whose URL is over the request-head limit was a 431 with an empty body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

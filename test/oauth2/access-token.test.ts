@@ -164,7 +164,7 @@ describe('sending the token (mode)', () => {
     expect(last().query.get('access_token')).toBe('tok');
     await byObject.post('res');
     expect(last().headers.authorization).toBe('Bearer tok');
-    // A verb without an entry falls back to the header, as in the gem (issue 13; it used to throw).
+    // A verb without an entry falls back to the header, as in the gem.
     await byObject.put('res');
     expect(last().headers.authorization).toBe('Bearer tok');
     expect(last().query.has('access_token')).toBe(false);

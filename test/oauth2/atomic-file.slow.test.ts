@@ -1,5 +1,5 @@
 /**
- * Durable writes survive `kill -9` (issue 9 §2): a child process rewrites a file in a loop with
+ * Durable writes survive `kill -9`: a child process rewrites a file in a loop with
  * writeFileAtomic and is killed with SIGKILL at random moments, many times. Every time the target
  * is a complete version, and removeTemporaryFiles (what FileTokenStore and the snapshot store run
  * when they load) leaves no temporary file behind.

@@ -191,7 +191,7 @@ describe('npm run authorize against the sandbox (HTTP client as the browser)', (
       expect(await noClient.exitCode).toBe(EXIT_CONFIG);
       // There is no such file: the line says so, and points to the sandbox's test client.
       expect(noClient.stderr).toEqual([
-        `configuration error: environment (no ${join(dir, 'no.env')} file): MEMBERSHIP_CLIENT_ID: expected a value: the OAuth client of the membership platform (its developer portal shows it; to try the login on the sandbox's test client, see README.md#sandbox-both-platforms-on-your-machine)`,
+        `configuration error: environment (no ${join(dir, 'no.env')} file): MEMBERSHIP_CLIENT_ID: expected a value: the OAuth client of the membership platform (its developer portal shows it; to try the login on the sandbox's test client, see docs/sandbox.md#test-credentials)`,
       ]);
     }));
 });

@@ -13,12 +13,11 @@ import { startReplicas, stopReplicas, type Replica } from '../support/replicas.j
 import { describeWithBinary } from '../support/system-binary.js';
 
 /**
- * One membership token for several replicas: three replicas (separate processes) in live mode
- * against one sandbox whose access tokens live 2 s, sharing one Redis. Under round-robin load across
- * many expiries exactly one replica calls the token endpoint per expiry (the others adopt its
- * token), no refresh is refused with invalid_grant, and no request fails; `kill -9` of the replica
- * holding the refresh lock while its call hangs → another replica completes the next refresh within
- * the lock's expiry.
+ * The shared membership token: three replicas (separate processes) in live mode against one sandbox whose
+ * access tokens live 2 s, sharing one Redis. Under round-robin load across many expiries exactly one
+ * replica calls the token endpoint per expiry (the others adopt its token), no refresh is refused
+ * with invalid_grant, and no request fails; `kill -9` of the replica holding the refresh lock while
+ * its call hangs → another replica completes the next refresh within the lock's expiry.
  */
 const TOKEN_TTL_SECONDS = 2;
 const UPSTREAM_TIMEOUT_MS = 2_000;

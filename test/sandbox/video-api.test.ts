@@ -57,7 +57,7 @@ describe('sandbox video platform (channel-dashboard internal API)', () => {
     expect((await tooMany.json()).error.status).toBe('INVALID_ARGUMENT');
   });
 
-  it('serves the subscriber count at the dashboard path of the issue', async () => {
+  it('serves the subscriber count at the channel-dashboard path', async () => {
     const response = await call('creator/get_channel_dashboard', {
       context: sandbox.credentials.members.context,
       dashboardParams: { channelId: sandbox.credentials.members.externalChannelId },

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createStarWarsData, type StarWarsData } from '../../examples/starwars/context.js';
 import { createStarWarsServer } from '../../examples/starwars/server.js';
 
-/** The hero query of the issue (also the benchmark's) and the answer the canonical data gives. */
+/** The hero query of the query-language reference (also the benchmark's) and the answer the canonical data gives. */
 export const heroQuery = '{ hero { __typename name friends { name ... on Human { homePlanet } ... on Droid { primaryFunction } } } }';
 export const heroResult = {
   data: {

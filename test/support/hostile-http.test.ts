@@ -1,5 +1,5 @@
 /**
- * The oracle of the property-based tests can fail: each answer the issue forbids is refused.
+ * The oracle of the property-based tests can fail: each answer the product forbids is refused.
  */
 import { describe, expect, it } from 'vitest';
 import { expectSafeAnswer, type RawAnswer } from './hostile-http.js';

@@ -1,5 +1,5 @@
 /**
- * For the property-based tests (issue 9 §10): exact HTTP/1.1 requests over a raw socket (an HTTP
+ * For the property-based tests: exact HTTP/1.1 requests over a raw socket (an HTTP
  * client would refuse or normalise the odd header values, targets and bodies they send), and the
  * checks every answer of the app must pass, whatever was asked.
  */
