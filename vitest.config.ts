@@ -43,6 +43,8 @@ export default defineConfig({
       include: ['src/**/*.ts', 'packages/*/src/**/*.ts', 'scripts/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
+      // The figure is wanted even when a test fails (a flaky file on a loaded machine): the run still fails.
+      reportOnFailure: true,
     },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
