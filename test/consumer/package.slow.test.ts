@@ -18,6 +18,7 @@ import {
 import { request } from '../http/harness.js';
 import { memberWithStatus, sendWebhook } from '../events/event-harness.js';
 import { query, startGraphApp } from '../graphql/graph-harness.js';
+import { eventually } from '../support/eventually.js';
 import { installScratchProject, packWorkspacePackages, type PackedPackage, type WorkspacePackage } from '../support/packed-packages.js';
 
 /**
@@ -73,7 +74,7 @@ function runApp(script: string, env: Record<string, string>, args: string[] = []
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }));
-  return { exited, kill: () => child.kill() };
+  return { exited, output: () => output, kill: () => child.kill() };
 }
 
 async function runJson(script: string, args: string[]): Promise<unknown> {
@@ -208,11 +209,7 @@ describe('the packed packages in a fresh project', () => {
       const example = runApp('readme-client.js', { CHANNEL_GRAPH_URL: app.url });
       try {
         // The example has printed its GraphQL and REST answers once it listens to GET /events.
-        const deadline = Date.now() + 60_000;
-        while (app.events.listenerCount === listening) {
-          if (Date.now() > deadline) throw new Error('the example did not open GET /events');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await eventually('the example to open GET /events', () => app.events.listenerCount !== listening, { timeoutMs: 60_000, detail: () => example.output() });
         // What the server answered the example (the event below adds a supporter).
         const { supporters } = (await query(app.url, print(SupportersDocument), { orderBy: 'AMOUNT' })).data as { supporters: Array<{ amountCents: number }> };
         const stats = (await request(app.url, 'GET', '/video/stats')).json<{ subscribers: number | null }>();

@@ -6,9 +6,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { createDevServer, type DevServer } from '../../scripts/dev-server.js';
+import { eventually } from '../support/eventually.js';
 
 let dir: string | undefined;
 let server: DevServer | undefined;
@@ -17,12 +17,9 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-async function eventually(what: string, holds: () => boolean, lines: readonly string[]): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!holds()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; printed:\n${lines.join('\n')}`);
-    await sleep(20);
-  }
+/** Waits until `holds()`; fails with what the dev server printed. */
+function printedEvent(what: string, holds: () => boolean, lines: readonly string[]): Promise<true> {
+  return eventually(what, holds, { timeoutMs: 60_000, detail: () => `printed:\n${lines.join('\n')}` });
 }
 
 it('restarts an entry that does not swap schemas when the SDL is regenerated', async () => {
@@ -32,9 +29,9 @@ it('restarts an entry that does not swap schemas when the SDL is regenerated', a
   await writeFile(entry, "console.log('version 1');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
   const printed: string[] = [];
   server = createDevServer({ entry, env: process.env, print: (line) => printed.push(line), onReport: () => undefined });
-  await eventually('the entry to run', () => printed.includes('version 1'), printed);
+  await printedEvent('the entry to run', () => printed.includes('version 1'), printed);
   await writeFile(entry, "console.log('version 2');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
   server.reloadSchema();
-  await eventually('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
+  await printedEvent('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
   expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2']);
 });
