@@ -28,7 +28,6 @@ import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/end
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
 import { observeRequests, RequestIdResponse } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import type { CounterCell } from './observability/metric-cells.js';
 import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
@@ -178,13 +177,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
-  // Each result's series appears with its first lookup (as prom-client's would).
-  const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
-  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, CounterCell>> = {};
+  // Each result's series appears with its first lookup.
+  const cacheLookups: Partial<Record<'hit' | 'miss', { inc(): void }>> = {};
+  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, { inc(): void }>> = {};
   // COMPRESSION=false: every answer in identity (a proxy in front compresses).
   const compression = createCompression({
     enabled: config.compression ?? true,
-    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.cell({ coding, effort })).inc(),
+    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
     store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
@@ -201,7 +200,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => {
       const result = hit ? 'hit' : 'miss';
-      (cacheLookups[result] ??= metrics.responseCacheLookups.cell({ result })).inc();
+      (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
     },
   });
   const graphSockets = createGraphWebSocketServer({

@@ -1,6 +1,6 @@
 /**
- * Wraps the server's request listener: one log line (request-log.ts), one metric (a histogram cell)
- * and one span per request, and the request id (the client's `X-Request-Id` when it is a sane token,
+ * Wraps the server's request listener: one log line (request-log.ts), one metric (a histogram
+ * observation) and one span per request, and the request id (the client's `X-Request-Id` when it is a sane token,
  * else a new one) echoed in the answer's `X-Request-Id` header and carried by the log line. The span
  * continues the caller's trace when the request carries one in a form the registered propagator
  * reads (W3C `traceparent` and `tracestate` with the OpenTelemetry SDK's default propagator).
@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener } from 'node:http';
 import { type Context, context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import type { Histogram } from 'prom-client';
 import type { Logger } from './logger.js';
-import type { HistogramCell } from './metric-cells.js';
 import type { ChannelMetrics } from './metrics.js';
 import { requestLog, type RequestLineKind } from './request-log.js';
 
@@ -81,9 +81,9 @@ export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage
 /** Method, route and status combinations kept for reuse; they are few, so this is never reached in practice. */
 const MAX_REQUEST_KINDS = 1_000;
 
-/** What is fixed for a method, route and status: its histogram cell and its part of the log line. */
+/** What is fixed for a method, route and status: its histogram's child and its part of the log line. */
 interface RequestKind {
-  duration: HistogramCell;
+  duration: Histogram.Internal<'method' | 'route' | 'status'>;
   line: RequestLineKind;
 }
 
@@ -102,7 +102,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
     let byStatus = byMethod?.get(method);
     let kind = byStatus?.get(status);
     if (kind === undefined) {
-      kind = { duration: metrics.httpDuration.cell({ method, route, status: String(status) }), line: log.kind(method, route, status) };
+      kind = { duration: metrics.httpDuration.labels({ method, route, status: String(status) }), line: log.kind(method, route, status) };
       if (kindCount < MAX_REQUEST_KINDS) {
         kindCount += 1;
         if (byMethod === undefined) kinds.set(route, (byMethod = new Map<string, Map<number, RequestKind>>()));
