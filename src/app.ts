@@ -26,7 +26,7 @@ import { createCompression, type ContentCoding, type CompressionEffort } from '.
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
-import { observeRequests, RequestIdResponse } from './observability/http.js';
+import { observeRequests } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
@@ -229,7 +229,6 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     {
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-      ...(observed && { ServerResponse: RequestIdResponse }),
     },
     observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );

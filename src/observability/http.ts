@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type Context, context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { Histogram } from 'prom-client';
 import type { Logger } from './logger.js';
@@ -41,41 +41,6 @@ export function requestIds(): (request: IncomingMessage) => string {
     issued += 1;
     return prefix + issued.toString(36);
   };
-}
-
-type HeadersArgument = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
-
-/**
- * The server's response class when requests are observed (`createServer({ ServerResponse:
- * RequestIdResponse })`): the request id goes out with the headers `writeHead` is given. Set with
- * `setHeader` before the listener runs, it made every answer take node's slower `writeHead` path
- * (each given header merged through `setHeader`): ~4 µs per request inside a loaded server, measured
- * at a fixed rate (bench/README.md, "Overhead"). A header list (flat, or of pairs) gets the id appended; an
- * object of headers, or none (`end()` without `writeHead`), gets it through `setHeader`.
- */
-export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  /** Written as `X-Request-Id` by the next `writeHead`. */
-  requestId: string | undefined = undefined;
-
-  override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
-    const requestId = this.requestId;
-    if (requestId === undefined) return typeof reasonOrHeaders === 'string' ? super.writeHead(statusCode, reasonOrHeaders, headers) : super.writeHead(statusCode, reasonOrHeaders);
-    if (typeof reasonOrHeaders === 'string') super.writeHead(statusCode, reasonOrHeaders, this.withRequestId(headers, requestId));
-    else super.writeHead(statusCode, this.withRequestId(reasonOrHeaders, requestId));
-    // Cleared once node has taken the head: a handler that answers otherwise after a head node
-    // refused (an invalid header) still sends the id.
-    this.requestId = undefined;
-    return this;
-  }
-
-  private withRequestId(headers: HeadersArgument, requestId: string): HeadersArgument {
-    if (!Array.isArray(headers)) {
-      this.setHeader('x-request-id', requestId);
-      return headers;
-    }
-    // A copy: a handler may pass the same list to every answer. Pairs stay pairs (node takes them only on its fast path).
-    return Array.isArray(headers[0]) ? [...headers, ['x-request-id', requestId]] as OutgoingHttpHeader[] : [...headers, 'x-request-id', requestId];
-  }
 }
 
 /** Method, route and status combinations kept for reuse; they are few, so this is never reached in practice. */
@@ -115,8 +80,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   return (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    if (response instanceof RequestIdResponse) response.requestId = requestId;
-    else response.setHeader('x-request-id', requestId);
+    response.setHeader('x-request-id', requestId);
     const method = request.method ?? 'GET';
     const route = routeOf(request);
     let span: Span | undefined;
