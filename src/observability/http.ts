@@ -46,7 +46,7 @@ export function requestIds(): (request: IncomingMessage) => string {
 /** Method, route and status combinations kept for reuse; they are few, so this is never reached in practice. */
 const MAX_REQUEST_KINDS = 1_000;
 
-/** What is fixed for a method, route and status: its histogram's child and its part of the log line. */
+/** What is fixed for a method, route and status: its histogram's child and its log line's child logger. */
 interface RequestKind {
   duration: Histogram.Internal<'method' | 'route' | 'status'>;
   line: RequestLineKind;
