@@ -21,7 +21,7 @@ import { createGraphWebSocketServer } from './graphql/websocket.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
-import { answerClientError } from './lib/client-error.js';
+import { answerClientErrors } from './lib/client-error.js';
 import { createCompression, type ContentCoding, type CompressionEffort } from './lib/compression.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
@@ -233,7 +233,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   // graphql-ws on /graphql; no other path upgrades.
   server.on('upgrade', (request, socket, head) => {
     if (isGraphRequest(request)) graphSockets.handleUpgrade(request, socket, head);
