@@ -21,14 +21,13 @@ import { createGraphWebSocketServer } from './graphql/websocket.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
-import { answerClientError } from './lib/client-error.js';
+import { answerClientErrors } from './lib/client-error.js';
 import { createCompression, type ContentCoding, type CompressionEffort } from './lib/compression.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
-import { observeRequests, RequestIdResponse } from './observability/http.js';
+import { observeRequests } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import type { CounterCell } from './observability/metric-cells.js';
 import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
@@ -178,13 +177,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const observed = options.observeRequests ?? true;
-  // Each result's series appears with its first lookup (as prom-client's would).
-  const cacheLookups: Partial<Record<'hit' | 'miss', CounterCell>> = {};
-  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, CounterCell>> = {};
+  // Each result's series appears with its first lookup.
+  const cacheLookups: Partial<Record<'hit' | 'miss', { inc(): void }>> = {};
+  const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, { inc(): void }>> = {};
   // COMPRESSION=false: every answer in identity (a proxy in front compresses).
   const compression = createCompression({
     enabled: config.compression ?? true,
-    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.cell({ coding, effort })).inc(),
+    onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
     store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
@@ -201,7 +200,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
     onResponseCacheLookup: (hit) => {
       const result = hit ? 'hit' : 'miss';
-      (cacheLookups[result] ??= metrics.responseCacheLookups.cell({ result })).inc();
+      (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
     },
   });
   const graphSockets = createGraphWebSocketServer({
@@ -230,12 +229,11 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     {
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-      ...(observed && { ServerResponse: RequestIdResponse }),
     },
     observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   // graphql-ws on /graphql; no other path upgrades.
   server.on('upgrade', (request, socket, head) => {
     if (isGraphRequest(request)) graphSockets.handleUpgrade(request, socket, head);

@@ -9,13 +9,13 @@ import { type Tracer, context, trace } from '@opentelemetry/api';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionObserver, ObservedOperation } from '../graphql/execution-observer.js';
-import type { CounterCell, HistogramCell } from './metric-cells.js';
+import type { Counter, Histogram } from 'prom-client';
 import type { ChannelMetrics } from './metrics.js';
 import { recordFailure } from './tracing.js';
 
 /**
  * The metrics (and, with a tracer, the span names) of every execution. What they say about an
- * operation (its type, its label, its metric cells) is worked out once per document and operation.
+ * operation (its type, its label, its metrics' children) is worked out once per document and operation.
  */
 export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | undefined): ExecutionObserver {
   return {
@@ -23,14 +23,14 @@ export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | unde
       const operation = getOperationAST(document, operationName);
       const type = operation?.operation ?? 'unknown';
       const name = metrics.operationLabel(operation?.name?.value);
-      // An outcome's series appear with its first execution (as prom-client's would), then stay.
-      type Cells = { count: CounterCell; duration: HistogramCell };
-      const cellsOf = (outcome: 'ok' | 'error'): Cells => {
+      // An outcome's series appear with its first execution, then stay.
+      type Children = { count: Counter.Internal; duration: Histogram.Internal<'operation' | 'type' | 'outcome'> };
+      const childrenOf = (outcome: 'ok' | 'error'): Children => {
         const labels = { operation: name, type, outcome };
-        return { count: metrics.graphqlOperations.cell(labels), duration: metrics.graphqlDuration.cell(labels) };
+        return { count: metrics.graphqlOperations.labels(labels), duration: metrics.graphqlDuration.labels(labels) };
       };
-      let ok: Cells | undefined;
-      let error: Cells | undefined;
+      let ok: Children | undefined;
+      let error: Children | undefined;
       const spanName = `graphql.${type} ${name}`;
       return {
         ...(tracer !== undefined && {
@@ -41,7 +41,7 @@ export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | unde
           },
         }),
         done(result, _contextValue, seconds) {
-          const outcome = result.errors !== undefined && result.errors.length > 0 ? (error ??= cellsOf('error')) : (ok ??= cellsOf('ok'));
+          const outcome = result.errors !== undefined && result.errors.length > 0 ? (error ??= childrenOf('error')) : (ok ??= childrenOf('ok'));
           outcome.count.inc();
           outcome.duration.observe(seconds);
         },

@@ -1,16 +1,16 @@
 /**
- * Wraps the server's request listener: one log line (request-log.ts), one metric (a histogram cell)
- * and one span per request, and the request id (the client's `X-Request-Id` when it is a sane token,
+ * Wraps the server's request listener: one log line (request-log.ts), one metric (a histogram
+ * observation) and one span per request, and the request id (the client's `X-Request-Id` when it is a sane token,
  * else a new one) echoed in the answer's `X-Request-Id` header and carried by the log line. The span
  * continues the caller's trace when the request carries one in a form the registered propagator
  * reads (W3C `traceparent` and `tracestate` with the OpenTelemetry SDK's default propagator).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type Context, context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import type { Histogram } from 'prom-client';
 import type { Logger } from './logger.js';
-import type { HistogramCell } from './metric-cells.js';
 import type { ChannelMetrics } from './metrics.js';
 import { requestLog, type RequestLineKind } from './request-log.js';
 
@@ -30,7 +30,7 @@ export interface RequestObserverOptions {
  * counter, `<prefix>-<count in base 36>` (e.g. `9f3c0e5b7a1d2c48-1a`). The counter makes them unique
  * within one server, the prefix across replicas and restarts. Nothing is drawn or formatted per
  * request: `randomUUID` cost ~3,100 instructions a request more than this, of the ~15,600 that
- * observing a request cost, counted under callgrind (bench/instructions).
+ * observing a request cost, counted under callgrind (bench/README.md, "Overhead").
  */
 export function requestIds(): (request: IncomingMessage) => string {
   const prefix = `${randomBytes(8).toString('hex')}-`;
@@ -43,47 +43,12 @@ export function requestIds(): (request: IncomingMessage) => string {
   };
 }
 
-type HeadersArgument = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
-
-/**
- * The server's response class when requests are observed (`createServer({ ServerResponse:
- * RequestIdResponse })`): the request id goes out with the headers `writeHead` is given. Set with
- * `setHeader` before the listener runs, it made every answer take node's slower `writeHead` path
- * (each given header merged through `setHeader`): ~4 µs per request inside a loaded server, measured
- * at a fixed rate. A header list (flat, or of pairs) gets the id appended; an
- * object of headers, or none (`end()` without `writeHead`), gets it through `setHeader`.
- */
-export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  /** Written as `X-Request-Id` by the next `writeHead`. */
-  requestId: string | undefined = undefined;
-
-  override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
-    const requestId = this.requestId;
-    if (requestId === undefined) return typeof reasonOrHeaders === 'string' ? super.writeHead(statusCode, reasonOrHeaders, headers) : super.writeHead(statusCode, reasonOrHeaders);
-    if (typeof reasonOrHeaders === 'string') super.writeHead(statusCode, reasonOrHeaders, this.withRequestId(headers, requestId));
-    else super.writeHead(statusCode, this.withRequestId(reasonOrHeaders, requestId));
-    // Cleared once node has taken the head: a handler that answers otherwise after a head node
-    // refused (an invalid header) still sends the id.
-    this.requestId = undefined;
-    return this;
-  }
-
-  private withRequestId(headers: HeadersArgument, requestId: string): HeadersArgument {
-    if (!Array.isArray(headers)) {
-      this.setHeader('x-request-id', requestId);
-      return headers;
-    }
-    // A copy: a handler may pass the same list to every answer. Pairs stay pairs (node takes them only on its fast path).
-    return Array.isArray(headers[0]) ? [...headers, ['x-request-id', requestId]] as OutgoingHttpHeader[] : [...headers, 'x-request-id', requestId];
-  }
-}
-
 /** Method, route and status combinations kept for reuse; they are few, so this is never reached in practice. */
 const MAX_REQUEST_KINDS = 1_000;
 
-/** What is fixed for a method, route and status: its histogram cell and its part of the log line. */
+/** What is fixed for a method, route and status: its histogram's child and its log line's child logger. */
 interface RequestKind {
-  duration: HistogramCell;
+  duration: Histogram.Internal<'method' | 'route' | 'status'>;
   line: RequestLineKind;
 }
 
@@ -94,7 +59,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   // Made once per method, route and status: a request allocates nothing for its metric and its line.
   // Looked up route, then method, then status: the route and method strings are the same few every
   // time, so no string is built or hashed per request (a key string built per request was 0.69 % of
-  // a loaded server's CPU profile, ~0.5 µs).
+  // a loaded server's CPU profile, ~0.5 µs; bench/README.md, "Overhead").
   const kinds = new Map<string, Map<string, Map<number, RequestKind>>>();
   let kindCount = 0;
   const kindOf = (method: string, route: string, status: number): RequestKind => {
@@ -102,7 +67,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
     let byStatus = byMethod?.get(method);
     let kind = byStatus?.get(status);
     if (kind === undefined) {
-      kind = { duration: metrics.httpDuration.cell({ method, route, status: String(status) }), line: log.kind(method, route, status) };
+      kind = { duration: metrics.httpDuration.labels({ method, route, status: String(status) }), line: log.kind(method, route, status) };
       if (kindCount < MAX_REQUEST_KINDS) {
         kindCount += 1;
         if (byMethod === undefined) kinds.set(route, (byMethod = new Map<string, Map<number, RequestKind>>()));
@@ -115,8 +80,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   return (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    if (response instanceof RequestIdResponse) response.requestId = requestId;
-    else response.setHeader('x-request-id', requestId);
+    response.setHeader('x-request-id', requestId);
     const method = request.method ?? 'GET';
     const route = routeOf(request);
     let span: Span | undefined;

@@ -2,13 +2,13 @@
  * The service's Prometheus metrics (prom-client), in a registry of their own per app instance: no
  * global state, so several apps (tests) keep separate counts. Every label takes values from a
  * bounded set: routes and sources are fixed lists, GraphQL operation names are capped. What every
- * request counts (requests, operations, response-cache lookups) is kept in cells (metric-cells.ts):
- * resolved once per label set, a field update per request.
+ * request counts (requests, operations, response-cache lookups) goes to prom-client children kept
+ * per label set (bounded-labels.ts): a child is made once per label set, not per request.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, type CounterConfiguration, Gauge, Histogram, type HistogramConfiguration, Registry } from 'prom-client';
 import type { ChannelApiComponents as components } from '@channel-graph/client/rest';
 import type { SourceHealth, SourceName } from '../channel/snapshot-store.js';
-import { CellCounter, CellHistogram } from './metric-cells.js';
+import { boundedLabels, type BoundedLabels } from './bounded-labels.js';
 
 /** Seconds; from a cached answer (sub-millisecond) to an upstream deadline. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -21,6 +21,8 @@ export const OTHER_OPERATION = '(other)';
 
 export type Outcome = 'ok' | 'error';
 
+type OperationLabel = 'operation' | 'type' | 'outcome';
+
 /** The transports of the live events: GET /events, GraphQL over SSE, GraphQL over WebSocket. */
 export type EventTransport = 'events' | 'graphql-sse' | 'graphql-ws';
 
@@ -31,15 +33,15 @@ export interface ChannelMetrics {
    * number of requests: no separate counter (a duplicate series per label set, and one more label
    * hash per request).
    */
-  readonly httpDuration: CellHistogram<'method' | 'route' | 'status'>;
-  readonly graphqlOperations: CellCounter<'operation' | 'type' | 'outcome'>;
-  readonly graphqlDuration: CellHistogram<'operation' | 'type' | 'outcome'>;
+  readonly httpDuration: BoundedLabels<'method' | 'route' | 'status', Histogram.Internal<'method' | 'route' | 'status'>>;
+  readonly graphqlOperations: BoundedLabels<OperationLabel, Counter.Internal>;
+  readonly graphqlDuration: BoundedLabels<OperationLabel, Histogram.Internal<OperationLabel>>;
   readonly upstreamCalls: Counter<'source' | 'outcome'>;
   readonly upstreamDuration: Histogram<'source' | 'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
-  readonly responseCacheLookups: CellCounter<'result'>;
+  readonly responseCacheLookups: BoundedLabels<'result', Counter.Internal>;
   /** Bodies compressed, by coding and effort (src/lib/compression.ts): what compression costs in CPU is this count's. */
-  readonly compressions: CellCounter<'coding' | 'effort'>;
+  readonly compressions: BoundedLabels<'coding' | 'effort', Counter.Internal>;
   /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
   operationLabel(name: string | null | undefined): string;
 }
@@ -53,6 +55,16 @@ export interface CreateMetricsOptions {
   eventSubscribers?: () => Record<EventTransport, number>;
   /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
   processMetrics?: boolean;
+}
+
+/** A prom-client Histogram, its children kept per label set. */
+function histogramLabels<L extends string>(configuration: HistogramConfiguration<L> & { labelNames: readonly L[] }): BoundedLabels<L, Histogram.Internal<L>> {
+  return boundedLabels(new Histogram(configuration), configuration.labelNames);
+}
+
+/** A prom-client Counter, its children kept per label set. */
+function counterLabels<L extends string>(configuration: CounterConfiguration<L> & { labelNames: readonly L[] }): BoundedLabels<L, Counter.Internal> {
+  return boundedLabels(new Counter(configuration), configuration.labelNames);
 }
 
 export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
@@ -100,20 +112,20 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const knownOperations = new Set<string>();
   return {
     registry,
-    httpDuration: new CellHistogram({
+    httpDuration: histogramLabels({
       name: 'http_request_duration_seconds',
       help: 'Time from the request to the end of its answer, by method, route and status (_count: requests answered)',
       labelNames: ['method', 'route', 'status'],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    graphqlOperations: new CellCounter({
+    graphqlOperations: counterLabels({
       name: 'graphql_operations_total',
       help: 'GraphQL operations executed, by operation name, type and outcome (error: the result has errors)',
       labelNames: ['operation', 'type', 'outcome'],
       registers,
     }),
-    graphqlDuration: new CellHistogram({
+    graphqlDuration: histogramLabels({
       name: 'graphql_operation_duration_seconds',
       help: 'Execution time of GraphQL operations',
       labelNames: ['operation', 'type', 'outcome'],
@@ -129,8 +141,8 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       registers,
     }),
     tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),
-    responseCacheLookups: new CellCounter({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
-    compressions: new CellCounter({
+    responseCacheLookups: counterLabels({ name: 'graphql_response_cache_lookups_total', help: 'Response cache lookups, by result (hit or miss)', labelNames: ['result'], registers }),
+    compressions: counterLabels({
       name: 'http_response_compressions_total',
       help: 'Response bodies compressed, by content coding and effort (kept: a body answered many times, compressed once per coding; answer: compressed for one request)',
       labelNames: ['coding', 'effort'],

@@ -131,6 +131,22 @@ describe('readRequestBody: bodies of a declared length', () => {
     await expect(readRequestBody(request, LIMIT)).rejects.toMatchObject({ name: 'BodyIncompleteError', status: 400, receivedBytes: 0, declaredBytes: 10 });
   });
 
+  it('refuses a chunked body the client stops sending before its last chunk, as a client error (400)', async () => {
+    const before = refusals.length;
+    await new Promise<void>((resolve, reject) => {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n');
+        socket.destroy();
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await expect.poll(() => refusals.length).toBe(before + 1);
+    expect(refusals[before]).toBeInstanceOf(BodyIncompleteError);
+    expect(refusals[before]).toMatchObject({ status: 400, declaredBytes: undefined });
+  });
+
   it('refuses a body the client stops sending before its declared length, as a client error (400)', async () => {
     const before = refusals.length;
     await rawPost(100, 'only ten b', true);

@@ -1,15 +1,20 @@
 /**
- * The log destination (logDestination): lines are written in batches, not one write(2) per line,
- * and none is left behind — a quiet logger's line goes out on its own (after `batchMs`, when
- * given), `logger.flush(cb)` writes what is pending. (That the last line survives process.exit is checked in test/config.slow.test.ts.)
+ * The log destination (logDestination): lines reach the file whole and in order, written in batches
+ * (not one write(2) per line), none left behind — a quiet logger's line goes out after `batchMs`,
+ * `logger.flush(cb)` writes what is pending, and lines still held are written when the process
+ * exits (its end, process.exit, an uncaught exception) — and while the reader is behind, what is held
+ * is bounded by MAX_PENDING_LOG_BYTES: later lines are dropped. (That the last line survives a
+ * SIGTERM shutdown of `npm start` is checked in test/config.slow.test.ts.)
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BatchedDestination, createLogger, LOG_BATCH_BYTES, LOG_BATCH_MS, logDestination, type Logger } from '../../src/observability/logger.js';
+import { createLogger, LOG_BATCH_BYTES, LOG_BATCH_MS, logDestination, MAX_PENDING_LOG_BYTES, type Logger } from '../../src/observability/logger.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -18,18 +23,19 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function fileLogger(options: { batchMs?: number } = {}): Promise<{ logger: Logger; path: string }> {
+async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'log-destination-'));
-  const path = join(dir, 'log.jsonl');
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function fileLogger(options: { batchMs?: number } = {}): Promise<{ logger: Logger; path: string }> {
+  const path = join(await tempDir(), 'log.jsonl');
   const destination = logDestination(path, options);
   // Opened asynchronously, destroyed by the test.
-  await destination.ready();
-  const logger = createLogger({ level: 'info', destination });
-  cleanups.push(async () => {
-    destination.destroy();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return { logger, path };
+  await once(destination.stream, 'ready');
+  cleanups.unshift(() => Promise.resolve(destination.stream.destroy()));
+  return { logger: createLogger({ level: 'info', destination }), path };
 }
 
 const linesOf = async (path: string): Promise<Array<Record<string, unknown>>> =>
@@ -51,23 +57,22 @@ describe('the log destination', () => {
     expect(write.mock.calls.length).toBeLessThanOrEqual(5);
   });
 
-  it('costs a line the same whatever the batch holds: no pass over the pending text per line', async () => {
+  it('does not measure the pending lines again for every line appended', async () => {
     const { logger, path } = await fileLogger();
     const measure = vi.spyOn(Buffer, 'byteLength');
     for (let i = 0; i < 200; i += 1) logger.info({ requestId: `r${i}` }, 'request');
-    // sonic-boom's own batching measured the whole pending text once per line appended.
+    // sonic-boom's own 'utf8' mode measured the whole pending chunk once per line appended.
     expect(measure.mock.calls.length).toBeLessThan(20);
     await flushed(logger);
     expect(await linesOf(path)).toHaveLength(200);
   });
 
-  it('writes every line whole and in order: multi-byte characters, and a line longer than a batch', async () => {
+  it('writes every line whole and in order: multi-byte characters, and lines longer than a batch', async () => {
     const { logger, path } = await fileLogger();
-    // 2.25 bytes a UTF-16 code unit in UTF-8 ('😀' is two units, four bytes): 1.125 batches.
-    const wide = 'é€😀'.repeat(LOG_BATCH_BYTES / 8);
-    // Each wide line follows most of a batch held: it must start a new batch, not be cut at the end of this one.
+    // 2.25 bytes a UTF-16 code unit in UTF-8 ('😀' is two units, four bytes): longer than a batch.
+    const wide = 'é€😀'.repeat(LOG_BATCH_BYTES / 4);
     const held = 'a'.repeat(LOG_BATCH_BYTES - 1_000);
-    // 3 bytes a unit, longer than a batch's whole buffer (twice a batch): written on its own, after what was held before it.
+    // 3 bytes a unit: longer than two batches.
     const long = '€'.repeat(LOG_BATCH_BYTES);
     const messages = ['first', ...Array.from({ length: 3 }, (_, i) => [`${i} ${held}`, `${i} ${wide}`]).flat(), long, 'last'];
     for (const message of messages) logger.info(message);
@@ -75,70 +80,81 @@ describe('the log destination', () => {
     expect((await linesOf(path)).map((line) => line.msg)).toEqual(messages);
   });
 
-  it('a small batch handed over holds only its own bytes, not the batch buffer (the pending-bytes bound counts what it holds)', () => {
-    // What the destination hands to sonic-boom, recorded (sonic-boom bounds what it holds by these bytes).
-    const handed: Buffer[] = [];
-    const sonic = { fd: -1, write: (bytes: Buffer) => handed.push(bytes) > 0, flush: () => {}, flushSync: () => {}, end: () => {}, destroy: () => {}, once: () => sonic };
-    const destination = new BatchedDestination(sonic);
-    try {
-      destination.write('{"msg":"one line"}\n');
-      destination.flush();
-      expect(handed.map((bytes) => bytes.toString())).toEqual(['{"msg":"one line"}\n']);
-      expect(handed[0]?.buffer.byteLength).toBe(handed[0]?.length);
-    } finally {
-      destination.destroy();
+  it('holds at most MAX_PENDING_LOG_BYTES while the reader is behind: later lines are dropped, the held ones arrive in order', async () => {
+    const fifo = join(await tempDir(), 'reader-behind');
+    execFileSync('mkfifo', [fifo]);
+    // The reader is open (so the destination can open the pipe) but reads nothing until the end.
+    const reader = new Socket({ fd: fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), readable: true, writable: false });
+    reader.pause();
+    const destination = logDestination(fifo);
+    await once(destination.stream, 'ready');
+    let dropped = 0;
+    destination.stream.on('drop', () => (dropped += 1));
+    const logger = createLogger({ level: 'info', destination });
+    const payload = 'x'.repeat(1_000);
+    const total = Math.ceil((1.5 * MAX_PENDING_LOG_BYTES) / payload.length);
+    for (let i = 0; i < total; i += 1) logger.info({ i, payload }, 'request');
+    expect(dropped).toBeGreaterThan(0);
+    // Everything is read now: the held lines, then the end of the stream.
+    const received: Buffer[] = [];
+    reader.on('data', (chunk: Buffer) => received.push(chunk));
+    reader.resume();
+    destination.stream.end();
+    await once(reader, 'end');
+    const bytes = Buffer.concat(received);
+    const indices = bytes.toString().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { i: number }).i);
+    // What was held when the lines began to drop is bounded; what came of it is whole and in order.
+    expect(bytes.length).toBeLessThanOrEqual(MAX_PENDING_LOG_BYTES + 2 * LOG_BATCH_BYTES + 64 * 1024);
+    expect(indices).toEqual(Array.from({ length: total - dropped }, (_, i) => i));
+  });
+
+  describe('lines still held are written when the process exits', () => {
+    const script = (path: string, end: string): string =>
+      [
+        `import { once } from 'node:events';`,
+        `import { createLogger, logDestination } from ${JSON.stringify(new URL('../../src/observability/logger.ts', import.meta.url).href)};`,
+        `const destination = logDestination(${JSON.stringify(path)});`,
+        "await once(destination.stream, 'ready');",
+        "const logger = createLogger({ level: 'info', destination });",
+        "for (let i = 0; i < 5; i += 1) logger.info({ requestId: `x${i}` }, 'request');",
+        end,
+      ].join('\n');
+    const ends = {
+      'at the end of the event loop': { end: '', status: 0 },
+      'on process.exit': { end: 'process.exit(3);', status: 3 },
+      'on an uncaught exception': { end: "setImmediate(() => { throw new Error('uncaught'); });", status: 1 },
+    };
+    for (const [when, { end, status }] of Object.entries(ends)) {
+      it(when, async () => {
+        const path = join(await tempDir(), 'log.jsonl');
+        const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(path, end)], { encoding: 'utf8' });
+        expect(run.status).toBe(status);
+        expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['x0', 'x1', 'x2', 'x3', 'x4']);
+      });
     }
   });
 
-  it('refuses room for more bytes than its buffer holds, with a clear error (such a line goes through write())', () => {
-    const sonic = { fd: -1, write: () => true, flush: () => {}, flushSync: () => {}, end: () => {}, destroy: () => {}, once: () => sonic };
-    const destination = new BatchedDestination(sonic);
-    try {
-      expect(destination.reserve(2 * LOG_BATCH_BYTES)).toBe(0);
-      expect(() => destination.reserve(2 * LOG_BATCH_BYTES + 1)).toThrow(/written with write\(\)/);
-    } finally {
-      destination.destroy();
-    }
-  });
-
-  it('lines still held are written when the process exits', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'log-exit-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, 'log.jsonl');
-    const script = [
-      `import { createLogger, logDestination } from ${JSON.stringify(new URL('../../src/observability/logger.ts', import.meta.url).href)};`,
-      `const destination = logDestination(${JSON.stringify(path)});`,
-      'await destination.ready();',
-      "const logger = createLogger({ level: 'info', destination });",
-      "for (let i = 0; i < 5; i += 1) logger.info({ requestId: `x${i}` }, 'request');",
-      'process.exit(3);',
-    ].join('\n');
-    const { status } = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(status).toBe(3);
-    expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['x0', 'x1', 'x2', 'x3', 'x4']);
-  });
-
-  it('a line logged by a quiet logger is written without a flush', async () => {
+  it('a line logged by a quiet logger is written after LOG_BATCH_MS, without a flush', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const { logger, path } = await fileLogger();
+    const write = vi.spyOn(fs, 'write');
     logger.info({ requestId: 'alone' }, 'request');
+    expect(write).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(LOG_BATCH_MS);
+    expect(write).toHaveBeenCalled();
     await vi.waitFor(async () => expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['alone']), { timeout: 5_000, interval: 20 });
   });
 
   it('holds a quiet line for `batchMs` when given one, not LOG_BATCH_MS (bench/instructions sets it out of reach)', async () => {
-    // The batch timers are faked (the file writes are not): the clock moves when the test moves it,
-    // and a line handed over to sonic-boom is written at once (fs.write, seen by the spy).
+    // The batch timers are faked (the file writes are not): the clock moves when the test moves it.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    const held = await fileLogger({ batchMs: 60_000 });
-    const usual = await fileLogger();
+    const { logger, path } = await fileLogger({ batchMs: 60_000 });
     const write = vi.spyOn(fs, 'write');
-    held.logger.info({ requestId: 'held' }, 'request');
-    usual.logger.info({ requestId: 'usual' }, 'request');
-    vi.advanceTimersByTime(4 * LOG_BATCH_MS);
-    vi.useRealTimers();
-    const written = write.mock.calls.map((call) => String(call[1]));
-    expect(written.filter((text) => text.includes('"requestId":"usual"'))).toHaveLength(1); // LOG_BATCH_MS passed
-    expect(written.filter((text) => text.includes('"requestId":"held"'))).toEqual([]);
-    await flushed(held.logger);
-    expect((await linesOf(held.path)).map((line) => line.requestId)).toEqual(['held']);
+    logger.info({ requestId: 'held' }, 'request');
+    vi.advanceTimersByTime(10 * LOG_BATCH_MS);
+    expect(write).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(60_000);
+    expect(write).toHaveBeenCalled();
+    await vi.waitFor(async () => expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['held']), { timeout: 5_000, interval: 20 });
   });
 });
