@@ -30,7 +30,7 @@ export interface RequestObserverOptions {
  * counter, `<prefix>-<count in base 36>` (e.g. `9f3c0e5b7a1d2c48-1a`). The counter makes them unique
  * within one server, the prefix across replicas and restarts. Nothing is drawn or formatted per
  * request: `randomUUID` cost ~3,100 instructions a request more than this, of the ~15,600 that
- * observing a request cost, counted under callgrind (bench/README.md, "Overhead").
+ * observing a request cost, counted under callgrind (docs/benchmarks.md, "Instructions per request").
  */
 export function requestIds(): (request: IncomingMessage) => string {
   const prefix = `${randomBytes(8).toString('hex')}-`;
@@ -59,7 +59,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   // Made once per method, route and status: a request allocates nothing for its metric and its line.
   // Looked up route, then method, then status: the route and method strings are the same few every
   // time, so no string is built or hashed per request (a key string built per request was 0.69 % of
-  // a loaded server's CPU profile, ~0.5 µs; bench/README.md, "Overhead").
+  // a loaded server's CPU profile, ~0.5 µs; docs/benchmarks.md, "What each part is worth").
   const kinds = new Map<string, Map<string, Map<number, RequestKind>>>();
   let kindCount = 0;
   const kindOf = (method: string, route: string, status: number): RequestKind => {
