@@ -13,7 +13,9 @@ import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createDocumentCache } from './document-cache.js';
-import { acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, withReadBody, writeAnswer, type AnswerRequest } from './graph-answers.js';
+import type { AnswerRequest } from './graph-answer.js';
+import { acceptsWholeAnswer, isBoundedJsonPost, withReadBody } from './read-body-listener.js';
+import { createYogaAnswers } from './yoga-answers.js';
 import { useCompressedAnswers } from './compressed-answers.js';
 import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import type { Execution } from './jit.js';
@@ -253,19 +255,13 @@ export function createChannelGraphHandler(options: ChannelGraphOptions): Channel
   const handle = (request: Request): Promise<Response> | Response => graph.fetch(request);
   const fromYoga: AnswerRequest | undefined = cache?.answerer(handle, graph.fetchAPI) ?? yogaAnswers?.answerWith(handle, graph.fetchAPI);
   const prepared = prepare && execution !== undefined && fromYoga !== undefined ? createPreparedOperations({ documentOf, prepared: execution.prepared, context }) : undefined;
-  const answer = prepared !== undefined && fromYoga !== undefined ? prepared.answerer(fromYoga) : fromYoga;
 
   let requestListener: (request: IncomingMessage, response: ServerResponse) => void = passThrough;
-  if (cache !== undefined && answer !== undefined) requestListener = cache.listenerFor(answer, passThrough, onError);
-  else if (answer !== undefined) {
+  if (cache !== undefined && fromYoga !== undefined) requestListener = cache.listenerFor(prepared?.answerer(fromYoga) ?? fromYoga, passThrough, onError);
+  else if (prepared !== undefined && fromYoga !== undefined) {
     // No response cache: only the requests a prepared operation may answer are read here.
     const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
-    const answerAndWrite = (request: IncomingMessage, response: ServerResponse, body: Buffer): void | Promise<void> => {
-      const answered = answer(request, body);
-      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(request, response, settled, compression));
-      writeAnswer(request, response, answered, compression);
-    };
-    requestListener = withReadBody(preparable, maxRequestBytes, answerAndWrite, passThrough, onError);
+    requestListener = withReadBody(preparable, maxRequestBytes, prepared.writer(fromYoga, compression), passThrough, onError);
   }
   return {
     graph,

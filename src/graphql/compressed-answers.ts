@@ -3,7 +3,7 @@ import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../l
 
 /**
  * Compression of the answers yoga writes to the client itself: those no layer in front of it reads
- * (graph-answers.ts), e.g. its errors for a request the response cache does not take, a GET when the
+ * (graph-answer.ts), e.g. its errors for a request the response cache does not take, a GET when the
  * cache is off, GraphiQL's page. They are compressed at the fast level (compression.ts) when the
  * request accepts a coding and the answer is negotiated, with `Vary: Accept-Encoding` then.
  *

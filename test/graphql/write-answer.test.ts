@@ -1,5 +1,5 @@
 /**
- * writeAnswer (src/graphql/graph-answers.ts) encodes a text answer once and declares the length of
+ * writeAnswer (src/graphql/graph-answer.ts) encodes a text answer once and declares the length of
  * what it wrote: over a real server, for texts of every kind of UTF-8 sequence (fast-check strings
  * of any code points, lone surrogates included, which UTF-8 cannot carry and are written as U+FFFD
  * as node writes a string), on both sides of the limit of the answers encoded into a shared slab;
@@ -8,7 +8,8 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLAB_MAX_CODE_UNITS, utf8Bytes, writeAnswer } from '../../src/graphql/graph-answers.js';
+import { SLAB_MAX_CODE_UNITS, utf8Bytes } from '../../src/graphql/answer-bytes.js';
+import { writeAnswer } from '../../src/graphql/graph-answer.js';
 import { listen, type Listening } from '../../src/lib/listen.js';
 
 let next = '';
