@@ -27,6 +27,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default'],
+    // `npm run test:coverage`: V8's own counters (no instrumentation), over the code we ship and run.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'packages/*/src/**/*.ts', 'scripts/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
       // A slow test runs a compiler, a browser or a server process: on a loaded 2-core machine a cold
