@@ -5,14 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NO_COMPRESSION, writeNegotiated, type Compression } from '../lib/compression.js';
-import { utf8Bytes } from './answer-bytes.js';
 
 /** A GraphQL answer, ready to write or to keep. */
 export interface GraphAnswer {
   status: number;
   /** Header names in lower case; never the framing (`content-length`), `date` or hop-by-hop fields. */
   headers: ReadonlyMap<string, string>;
-  /** The bytes read from yoga, or the JSON text of a prepared answer (written as it is, not copied first). */
+  /** The bytes read from yoga, or the JSON text of a prepared answer. */
   body: Buffer | string;
   /** The headers as a flat [name, value, …] list, when the producer keeps one already. */
   flatHeaders?: readonly string[];
@@ -64,9 +63,10 @@ export function flatten(headers: Iterable<[string, string]>): string[] {
 /**
  * Writes an answer made for this request (a prepared answer, or one of yoga's not kept by the
  * response cache): compressed at the fast level when the request accepts a coding (compression.ts;
- * above 64 KiB on the thread pool).
+ * above 64 KiB on the thread pool). A text is encoded once: its bytes give the Content-Length and are
+ * what is written (or compressed).
  */
 export function writeAnswer(request: IncomingMessage, response: ServerResponse, answer: GraphAnswer, compression: Compression = NO_COMPRESSION): void {
-  const bytes = typeof answer.body === 'string' ? utf8Bytes(answer.body) : answer.body;
+  const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
   writeNegotiated(request, response, compression, answer.status, answer.flatHeaders ?? flatten(answer.headers), bytes, answer.headers.get('content-type'));
 }
