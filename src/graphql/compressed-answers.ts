@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../lib/compression.js';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * Compression of the answers yoga writes to the client itself: those no layer in front of it reads
@@ -11,10 +12,11 @@ import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../l
  * context carries no node request: those layers compress what they write), streamed answers (server-
  * sent events, multipart: not a compressible type, and never read whole here), answers that already
  * chose their coding (GraphiQL's files: Content-Encoding, or a Vary naming Accept-Encoding), HEAD and
- * bodiless answers.
+ * bodiless answers. Prepared and replayed answers are compressed by the layer that writes them, so
+ * they may skip it (skippable-plugins.ts).
  */
 export function useCompressedAnswers(compression: Compression): Plugin {
-  return {
+  return skippableByRepeats({
     onResponse(payload) {
       const { request, response, serverContext, fetchAPI } = payload;
       // node:http requests (yoga's requestListener) carry their node request as `req` (@whatwg-node/server).
@@ -49,5 +51,5 @@ export function useCompressedAnswers(compression: Compression): Plugin {
         return answer(compressed, negotiated);
       });
     },
-  };
+  });
 }

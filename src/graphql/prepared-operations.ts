@@ -17,8 +17,9 @@
  * So the answers cannot differ from yoga's (test/graphql/prepared-operations.test.ts compares both on
  * every kind of request), while a repeated query skips what depends only on the document or the
  * configuration: the fetch-API request and response objects, the envelop hook chain, the media-type
- * negotiation and yoga's result processing. Execution plugins that act per request would be skipped
- * too, which is why the graph enables this only with its own plugin set (no tracer).
+ * negotiation and yoga's result processing. Every plugin's hooks are skipped too, which is why the
+ * graph prepares only when every one of its plugins says a prepared answer may skip it
+ * (skippable-plugins.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';

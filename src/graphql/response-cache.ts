@@ -35,6 +35,9 @@ export type { NodeListener } from './read-body-listener.js';
  * A kept answer is compressed in a coding when a request first asks for it, and kept in it too
  * (TaggedBody): a hit in any coding writes ready bytes. Those bytes count against `maxBytes` like
  * the answer's own, so the bound holds whatever the clients accept.
+ *
+ * A hit runs none of the GraphQL server's plugins: the channel graph puts the cache in front only
+ * when every one of its plugins says a replayed answer may skip it (skippable-plugins.ts).
  */
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { getOperationAST, OperationTypeNode, type ExecutionArgs } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { AnswerRequest } from './graph-answer.js';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /** The GraphQL server's side: answer one fetch-API request. */
 export type FetchHandler = (request: Request) => Promise<Response> | Response;
@@ -59,13 +60,14 @@ export function createYogaAnswers(): YogaAnswers {
   /** The requests (the fetch API objects handed to the server) that executed a query operation. */
   const queries = new WeakSet<Request>();
   return {
-    plugin: {
+    // It notes what the layers in front of yoga read; they need it only from requests they send (skippable-plugins.ts).
+    plugin: skippableByRepeats({
       onExecute({ args }) {
         // @envelop/types resolves ExecutionArgs to any in this tree: name the fields' real types.
         const { document, operationName } = args as Pick<ExecutionArgs, 'document' | 'operationName'>;
         if (getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY) queries.add(args.contextValue.request);
       },
-    },
+    }),
     answerWith: (handle, classes = globalThis) => async (request, requestBody) => {
       const fetchRequest = toFetchRequest(request, requestBody, classes);
       const answered = await handle(fetchRequest);

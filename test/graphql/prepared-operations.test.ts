@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelGraphHandler, type ChannelGraphHandler } from '../../src/graphql/channel-graph.js';
+import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphHandler } from '../../src/graphql/channel-graph.js';
 import { createDocumentCache } from '../../src/graphql/document-cache.js';
 import type { Execution } from '../../src/graphql/jit.js';
 import { createPreparedOperations } from '../../src/graphql/prepared-operations.js';
@@ -56,7 +56,10 @@ describe.each([
     const settings = { ...testConfig('').graph, jit: true, ...overrides };
     started = await startGraphApp(settings);
     // Compressed as the app compresses (fetch asks for gzip): yoga's own answers through the same levels.
-    reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, compression: createCompression(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    reference = createChannelGraphHandler(
+      { store: started.app.store, settings, compression: createCompression(), logger: { debug() {}, info() {}, warn() {}, error() {} } },
+      { ...CHANNEL_GRAPH_PARTS, preparedOperations: undefined },
+    );
     referenceServer = await listen((request, response) => reference.requestListener(request, response));
   });
   afterAll(async () => {
