@@ -14,7 +14,7 @@ import { createVideoMembersSource, createVideoStatsSource } from './channel/vide
 import {
   DEFAULT_EVENTS_SETTINGS, DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
 } from './config.js';
-import { createChannelGraphHandler } from './graphql/channel-graph.js';
+import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphOptions, type ChannelGraphParts } from './graphql/channel-graph.js';
 import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
 import { createGraphStreamLimit } from './graphql/streamed-responses.js';
 import { createGraphWebSocketServer } from './graphql/websocket.js';
@@ -26,12 +26,13 @@ import { createCompression, type ContentCoding, type CompressionEffort } from '.
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
 import { observeOperations, useExecutionSpans } from './observability/graphql.js';
-import { observeRequests } from './observability/http.js';
+import { observeRequests, type RequestObserverOptions } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, type ChannelMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
+import type { Tracer } from '@opentelemetry/api';
 import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
@@ -39,15 +40,6 @@ import { createSharedState } from './shared-state.js';
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
   logger?: Logger;
-  /**
-   * The request log, the HTTP and GraphQL metrics and their spans (default true). Off only to
-   * measure what they cost (bench/graph).
-   */
-  observeRequests?: boolean;
-  /** The graph's document limits (default true). Off only to measure what they cost (bench/graph). */
-  graphLimits?: boolean;
-  /** Repeated queries answered by their prepared operation (default true). Off only to measure what it is worth (bench/graph). */
-  graphPreparedOperations?: boolean;
   /** /readyz reports ready after this long even if a source has no snapshot yet (default DEFAULT_COLD_START_DEADLINE_MS). */
   coldStartDeadlineMs?: number;
   /** Options of the in-process sandbox (sandbox mode only): dataset size, token lifetime… */
@@ -78,6 +70,33 @@ export interface ChannelApp {
    */
   reloadSchema?: () => 'swapped' | 'unchanged';
 }
+
+/** What observes the service's traffic: every HTTP request and every GraphQL operation. */
+export interface TrafficObservation {
+  /** Wraps the server's listener: a log line, a metric and a span per request, and its id (observeRequests). */
+  requests(listener: RequestListener, options: RequestObserverOptions): RequestListener;
+  /** What the graph reports its executions to: metrics, and spans with a tracer (observeOperations). */
+  operations(metrics: ChannelMetrics, tracer: Tracer | undefined): Pick<ChannelGraphOptions, 'executionObserver' | 'plugins'>;
+}
+
+/**
+ * The parts the service is composed of that a variant may leave out or replace: bench/graph and
+ * bench/instructions measure what each one costs or is worth by composing the app without it.
+ * The service runs CHANNEL_APP_PARTS.
+ */
+export interface ChannelAppParts {
+  /** undefined: nothing observed (no request log, no request or operation metrics, no spans). */
+  observation: TrafficObservation | undefined;
+  graph: ChannelGraphParts;
+}
+
+export const CHANNEL_APP_PARTS: ChannelAppParts = {
+  observation: {
+    requests: observeRequests,
+    operations: (metrics, tracer) => ({ executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
+  },
+  graph: CHANNEL_GRAPH_PARTS,
+};
 
 /** `close()` did not finish within the shutdown timeout. */
 export class ShutdownTimeoutError extends Error {
@@ -119,7 +138,7 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
   };
 }
 
-export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
+export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}, parts: ChannelAppParts = CHANNEL_APP_PARTS): Promise<ChannelApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
   const { mode } = config.upstream;
@@ -176,8 +195,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
-  const observed = options.observeRequests ?? true;
-  // Each result's series appears with its first lookup.
+  const { observation } = parts;
+  // Each result's series appears with its first lookup (as prom-client's would).
   const cacheLookups: Partial<Record<'hit' | 'miss', { inc(): void }>> = {};
   const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, { inc(): void }>> = {};
   // COMPRESSION=false: every answer in identity (a proxy in front compresses).
@@ -188,21 +207,22 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const rest = createRestHandler({
     store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
-  const graph = createChannelGraphHandler({
-    store,
-    events,
-    settings: config.graph,
-    ...(options.graphLimits === false && { limits: false }),
-    ...(options.graphPreparedOperations === false && { preparedOperations: false }),
-    reloadableSchema: config.graph.development,
-    compression,
-    logger: logger.child({ component: 'graphql' }),
-    ...(observed && { executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
-    onResponseCacheLookup: (hit) => {
-      const result = hit ? 'hit' : 'miss';
-      (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
+  const graph = createChannelGraphHandler(
+    {
+      store,
+      events,
+      settings: config.graph,
+      reloadableSchema: config.graph.development,
+      compression,
+      logger: logger.child({ component: 'graphql' }),
+      ...observation?.operations(metrics, tracer),
+      onResponseCacheLookup: (hit) => {
+        const result = hit ? 'hit' : 'miss';
+        (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
+      },
     },
-  });
+    parts.graph,
+  );
   const graphSockets = createGraphWebSocketServer({
     graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
   });
@@ -230,7 +250,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
     },
-    observed ? observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
+    observation !== undefined ? observation.requests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
   answerClientErrors(server);

@@ -61,7 +61,7 @@ export async function createSharedState(config: Pick<ChannelConfig, 'redis'>, op
     };
   }
   // Loaded only here: a one-process deployment never loads ioredis.
-  const { createRedisSharedState } = await import('./redis/shared-state.js');
+  const { createRedisSharedState } = await import('./redis/redis-shared-state.js');
   return createRedisSharedState(config.redis, {
     tokenKey: MEMBERSHIP_TOKEN_KEY,
     sandbox: options.sandbox,
@@ -89,7 +89,7 @@ export interface LoginTokenStores {
 export async function openLoginTokenStores(config: Pick<AuthorizeConfig, 'dataDir' | 'redis'>, options: { lockHeldMs: number }): Promise<LoginTokenStores> {
   const fileStore = createMembershipTokenStore(config.dataDir);
   if (config.redis === undefined) return { store: fileStore, close: () => Promise.resolve() };
-  const { openRedisLoginTokenStore } = await import('./redis/shared-state.js');
+  const { openRedisLoginTokenStore } = await import('./redis/redis-shared-state.js');
   const shared = await openRedisLoginTokenStore(config.redis, { tokenKey: MEMBERSHIP_TOKEN_KEY, lockHeldMs: options.lockHeldMs });
   return { ...shared, formerFile: fileStore };
 }

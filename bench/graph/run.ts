@@ -13,7 +13,7 @@
  *   ours/no-limits    — ablation: without the token, depth, alias, directive and cost limits
  *   ours/no-prepared  — ablation: every request through yoga's pipeline (no prepared operations)
  *   ours/default-flags — ablation: ours without the start script's node flags (V8 defaults)
- *   ours/unobserved   — ablation: without the request log and the request metrics (observeRequests: false)
+ *   ours/unobserved   — ablation: without the request log and the request metrics (CHANNEL_APP_PARTS without `observation`)
  *   ours+cache        — the default response cache on (issue query only)
  *   mercurius+jit     — fastify + mercurius (jit from the first request) on the same SDL, resolvers and store
  *   yoga/fixed-bytes  — yoga answering the same bytes from its first hook: its HTTP adapter alone (issue query only)

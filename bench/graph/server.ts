@@ -64,12 +64,17 @@ async function startTarget(): Promise<string> {
     });
     return (await listen(yoga)).url;
   }
-  const [{ createChannelApp }, { createLogger, logDestination }] = await Promise.all([import('../../src/app.js'), import('../../src/observability/logger.js')]);
+  const [{ CHANNEL_APP_PARTS, createChannelApp }, { createLogger, logDestination }] = await Promise.all([import('../../src/app.js'), import('../../src/observability/logger.js')]);
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-graph-'));
   const observed = target !== 'ours/unobserved';
   const logger = observed ? createLogger({ level: 'info', destination: logDestination('/dev/null') }) : createLogger({ level: 'silent' });
   const config = await liveConfig(dataDir, { responseCache: target === 'ours+cache', jit: target !== 'ours/no-jit' });
-  const app = await createChannelApp(config, { logger, observeRequests: observed, graphLimits: target !== 'ours/no-limits', graphPreparedOperations: target !== 'ours/no-prepared' });
+  // The ablations: the service's parts, but one left out.
+  const { observation, graph } = CHANNEL_APP_PARTS;
+  const app = await createChannelApp(config, { logger }, {
+    observation: observed ? observation : undefined,
+    graph: { guards: target === 'ours/no-limits' ? () => [] : graph.guards, preparedOperations: target === 'ours/no-prepared' ? undefined : graph.preparedOperations },
+  });
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));
   if (target !== 'mercurius+jit') return app.url;
 

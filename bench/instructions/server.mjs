@@ -28,7 +28,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createChannelApp } from '../../dist/src/app.js';
+import { CHANNEL_APP_PARTS, createChannelApp } from '../../dist/src/app.js';
 import { loadConfig } from '../../dist/src/config.js';
 import { createLogger, logDestination } from '../../dist/src/observability/logger.js';
 
@@ -44,11 +44,8 @@ const config = loadConfig({
 const logger = createLogger({ level: config.logLevel, destination: logDestination('/dev/null', process.env.BENCH_LOG_BATCH_MS === undefined ? {} : { batchMs: Number(process.env.BENCH_LOG_BATCH_MS) }) });
 const target = process.argv[2];
 const patrons = process.env.BENCH_SANDBOX_PATRONS;
-const app = await createChannelApp(config, {
-  logger,
-  observeRequests: target !== 'unobserved' && target !== 'mercurius+jit',
-  ...(patrons !== undefined && { sandbox: { patrons: Number(patrons) } }),
-});
+const observed = target !== 'unobserved' && target !== 'mercurius+jit';
+const app = await createChannelApp(config, { logger, ...(patrons !== undefined && { sandbox: { patrons: Number(patrons) } }) }, observed ? CHANNEL_APP_PARTS : { ...CHANNEL_APP_PARTS, observation: undefined });
 await Promise.all(['membership', 'video', 'stats'].map((source) => app.store.read(source)));
 
 if (target === 'floor' || target === 'floor/headers') {

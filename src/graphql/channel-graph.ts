@@ -13,7 +13,10 @@ import { withValidHost } from './host-header.js';
 import { useLimits } from './limits.js';
 import { usePartialErrors } from './partial-errors.js';
 import { createDocumentCache } from './document-cache.js';
-import { acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, withReadBody, writeAnswer, type AnswerRequest } from './graph-answers.js';
+import type { AnswerRequest } from './graph-answer.js';
+import { acceptsWholeAnswer, isBoundedJsonPost, withReadBody } from './read-body-listener.js';
+import { skippableByRepeats, type RepeatPaths } from './skippable-plugins.js';
+import { createYogaAnswers } from './yoga-answers.js';
 import { useCompressedAnswers } from './compressed-answers.js';
 import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import type { Execution } from './jit.js';
@@ -66,15 +69,14 @@ export interface ChannelGraphOptions {
   events?: ChannelEvents;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
-  /** More plugins, after the graph's own (the response cache's, for one). */
+  /**
+   * More plugins, after the graph's own. A plugin declares which answers to a repeated request may
+   * skip it (skippable-plugins.ts); one that declares nothing sees every request, and the graph then
+   * answers every request through yoga: no prepared operations, no response cache.
+   */
   plugins?: Array<Plugin | Plugin<YogaInitialContext>>;
   /** Where yoga logs (unexpected errors); default yoga's console logger. */
   logger?: YogaLogger;
-  /**
-   * The depth, alias, directive, cost and token limits of `settings` (default true). Off only to
-   * measure what they cost (bench/graph): a server exposed to anyone keeps them.
-   */
-  limits?: boolean;
   /**
    * Told of every execution (metrics, spans); an execution whose list fields resolved partially
    * (ChannelGraphContext.partialErrors) is reported with those errors in its result, as answered.
@@ -82,12 +84,6 @@ export interface ChannelGraphOptions {
   executionObserver?: ExecutionObserver;
   /** Told the result of every response-cache lookup (true: a hit). */
   onResponseCacheLookup?: (hit: boolean) => void;
-  /**
-   * Repeated queries answered by their prepared operation (prepared-operations.ts; default true, with
-   * graphql-jit and no plugins of `plugins`, which would run per request). Off only to measure what
-   * it is worth (bench/graph).
-   */
-  preparedOperations?: boolean;
   /**
    * Development only (default false): the handler gets `reloadSchema()`, which serves the SDL under
    * schema/ as it is now without a restart (server.ts `onReloadSchema`). Off, nothing of it is built.
@@ -99,6 +95,26 @@ export interface ChannelGraphOptions {
    */
   compression?: Compression;
 }
+
+/**
+ * The parts of the graph a variant may leave out or replace: bench/graph measures what each one is
+ * worth by composing the graph without it. The service runs CHANNEL_GRAPH_PARTS.
+ */
+export interface ChannelGraphParts {
+  /**
+   * The plugins that refuse a request before anything else runs, first in the graph's list: the
+   * depth, alias, directive, cost and token limits of the settings (useLimits). An authentication or
+   * a rate limit goes here too, and declares nothing (skippable-plugins.ts): it then sees every request.
+   */
+  guards: (settings: GraphSettings) => Plugin[];
+  /**
+   * Answers repeated queries from their prepared operation (createPreparedOperations), with
+   * graphql-jit and plugins that all allow it (skippable-plugins.ts); undefined: yoga answers them.
+   */
+  preparedOperations: typeof createPreparedOperations | undefined;
+}
+
+export const CHANNEL_GRAPH_PARTS: ChannelGraphParts = { guards: useLimits, preparedOperations: createPreparedOperations };
 
 /** Where the graph is served. */
 const GRAPHQL_ENDPOINT = '/graphql';
@@ -133,13 +149,15 @@ function withPartialErrors(observer: ExecutionObserver): ExecutionObserver {
  * the snapshot store, and the production plugins of GraphSettings. Stops listening to the store when
  * the yoga instance is disposed (`await yoga.dispose()`).
  */
-export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
-  return createChannelGraphWith(options).graph;
+export function createChannelGraph(options: ChannelGraphOptions, parts: ChannelGraphParts = CHANNEL_GRAPH_PARTS): ChannelGraph {
+  return createChannelGraphWith(options, parts, () => ({ front: undefined })).graph;
 }
 
 /** The graph, with what the layers in front of it run its compiled operations with. */
-interface GraphWithExecution {
+interface GraphWithExecution<Front> {
   graph: ChannelGraph;
+  /** The layers in front of yoga, as `frontOf` made them. */
+  front: Front;
   /** The executor (graphql-jit, the observer); undefined when neither is on. */
   execution: Execution | undefined;
   documentOf: (text: string) => DocumentNode | undefined;
@@ -148,7 +166,16 @@ interface GraphWithExecution {
   reloadSchema: ReloadSchema | undefined;
 }
 
-function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecution {
+/**
+ * The graph (yoga) with its plugins: the graph's own, then the caller's, then the compression of what
+ * they answered; and the plugin of the layers in front of yoga, which `frontOf` makes knowing which
+ * answers to a repeated request every plugin of the server allows (server.ts `frontPlugin`).
+ */
+function createChannelGraphWith<Front>(
+  options: ChannelGraphOptions,
+  parts: ChannelGraphParts,
+  frontOf: (paths: RepeatPaths) => { front: Front; plugin?: Plugin<YogaInitialContext> },
+): GraphWithExecution<Front> {
   const { store, settings } = options;
   const indexes = createSnapshotIndexes(store);
   // The graph's own log (when none is given) is closed with the graph.
@@ -156,24 +183,27 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
   const events: ChannelEvents = options.events ?? (ownEvents as ChannelEventLog);
   const compression = options.compression ?? NO_COMPRESSION;
   const graphiql = settings.graphiql ? createGraphiQLAssets(GRAPHQL_ENDPOINT, { codings: compression.codings }) : undefined;
+  // Every plugin here declares which answers to a repeated request may skip it (skippable-plugins.ts);
+  // one that declares nothing (an authentication, a rate limit) turns prepared and replayed answers off.
   const plugins: GraphPlugin[] = [
-    ...(options.limits === false ? [] : useLimits(settings)),
+    ...parts.guards(settings),
     ...useTrustedDocuments(options.persistedDocuments ?? CODEGEN_PERSISTED_DOCUMENTS, { only: settings.trustedDocumentsOnly }),
     usePartialErrors(),
     useStreamedResponses(),
     // After the plugins that refuse a subscription: one execution per distinct subscription.
     createSharedSubscriptions().plugin,
     graphiql ? graphiql.plugin : useGraphiQLOffPage(GRAPHQL_ENDPOINT),
-    {
+    skippableByRepeats({
       onDispose: () => {
         indexes.close();
         ownEvents?.close();
       },
-    },
+    }),
     ...(options.plugins ?? []),
     // Last: it compresses what every other plugin has answered.
     ...(compression.codings.length > 0 ? [useCompressedAnswers(compression)] : []),
   ].map(withAnyContext);
+  let front: { made: Front } | undefined;
 
   if (SCHEMA_DIR === undefined) throw new Error('schema/channel.graphql not found beside the package');
   const documentCache = createDocumentCache();
@@ -184,6 +214,11 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     schemaDir: SCHEMA_DIR,
     resolvers: createChannelResolvers(indexes, events),
     plugins,
+    frontPlugin: (paths) => {
+      const made = frontOf(paths);
+      front = { made: made.front };
+      return made.plugin;
+    },
     context,
     documentCache,
     onExecution: (made) => {
@@ -208,7 +243,9 @@ function createChannelGraphWith(options: ChannelGraphOptions): GraphWithExecutio
     landingPage: false,
     ...(options.logger && { logging: options.logger }),
   });
-  return { graph, execution, documentOf: documentCache.documentOf, context, reloadSchema };
+  // createGraphServer calls frontPlugin before it returns.
+  if (front === undefined) throw new Error('the graph server did not ask for the plugin of the layers in front of it');
+  return { graph, front: front.made, execution, documentOf: documentCache.documentOf, context, reloadSchema };
 }
 
 /** What the app mounts at /graphql: the graph, behind the response cache when it is on. */
@@ -232,40 +269,41 @@ export interface ChannelGraphHandler {
 /**
  * The channel graph with the response cache (GraphSettings.responseCache) in front of it at the
  * HTTP level: a repeated request is answered from memory without entering yoga at all, which is
- * what lets a cached answer approach a raw node:http server (see bench/graph).
+ * what lets a cached answer approach a raw node:http server (see bench/graph). A repeated query the
+ * cache does not answer is answered by its prepared operation (with graphql-jit). Both skip every
+ * plugin's hooks, so each is on only when every plugin of the graph says it may be skipped by it
+ * (skippable-plugins.ts).
  */
-export function createChannelGraphHandler(options: ChannelGraphOptions): ChannelGraphHandler {
+export function createChannelGraphHandler(options: ChannelGraphOptions, parts: ChannelGraphParts = CHANNEL_GRAPH_PARTS): ChannelGraphHandler {
   const { settings, store } = options;
   const compression = options.compression ?? NO_COMPRESSION;
   const maxHeaderBytes = requestHeadLimitFor(settings.maxDocumentBytes);
   const maxRequestBytes = requestBodyLimitFor(settings.maxDocumentBytes);
-  const cache = settings.responseCache
-    ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, compression, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
-    : undefined;
-  // Per-request plugins given by the caller (a tracer's spans) would be skipped by a prepared answer.
-  const prepare = (options.preparedOperations ?? true) && settings.jit && (options.plugins ?? []).length === 0;
-  const yogaAnswers = cache === undefined && prepare ? createYogaAnswers() : undefined;
-  const answersPlugin = cache?.plugin ?? yogaAnswers?.plugin;
-  const { graph, execution, documentOf, context, reloadSchema } = createChannelGraphWith({ ...options, plugins: [...(options.plugins ?? []), ...(answersPlugin ? [answersPlugin] : [])] });
+  // The layers in front of yoga answer only what every plugin allows them to (skippable-plugins.ts).
+  const { graph, front, execution, documentOf, context, reloadSchema } = createChannelGraphWith(options, parts, (paths) => {
+    const prepare = paths.prepared && settings.jit ? parts.preparedOperations : undefined;
+    const cache = settings.responseCache && paths.replayed
+      ? createResponseCache(store, { ttlMs: settings.responseCacheTtlSeconds * 1000, compression, ...(options.onResponseCacheLookup && { onLookup: options.onResponseCacheLookup }) })
+      : undefined;
+    const yogaAnswers = cache === undefined && prepare !== undefined ? createYogaAnswers() : undefined;
+    const plugin = cache?.plugin ?? yogaAnswers?.plugin;
+    return { front: { paths, prepare, cache, yogaAnswers }, ...(plugin && { plugin }) };
+  });
+  const { paths, prepare, cache, yogaAnswers } = front;
+  if (!paths.replayed) graph.logger.warn('a plugin of the graph does not say which answers may skip it (skippable-plugins.ts): yoga answers every request, without the response cache or prepared operations');
   const passThrough = (request: IncomingMessage, response: ServerResponse): void => void graph.requestListener(request, response);
   const onError = (error: unknown): void => graph.logger.error(error);
   // Requests made with yoga's own fetch classes: its parser reads their string body without a web stream.
   const handle = (request: Request): Promise<Response> | Response => graph.fetch(request);
   const fromYoga: AnswerRequest | undefined = cache?.answerer(handle, graph.fetchAPI) ?? yogaAnswers?.answerWith(handle, graph.fetchAPI);
-  const prepared = prepare && execution !== undefined && fromYoga !== undefined ? createPreparedOperations({ documentOf, prepared: execution.prepared, context }) : undefined;
-  const answer = prepared !== undefined && fromYoga !== undefined ? prepared.answerer(fromYoga) : fromYoga;
+  const prepared = prepare !== undefined && execution !== undefined && fromYoga !== undefined ? prepare({ documentOf, prepared: execution.prepared, context }) : undefined;
 
   let requestListener: (request: IncomingMessage, response: ServerResponse) => void = passThrough;
-  if (cache !== undefined && answer !== undefined) requestListener = cache.listenerFor(answer, passThrough, onError);
-  else if (answer !== undefined) {
+  if (cache !== undefined && fromYoga !== undefined) requestListener = cache.listenerFor(prepared?.answerer(fromYoga) ?? fromYoga, passThrough, onError);
+  else if (prepared !== undefined && fromYoga !== undefined) {
     // No response cache: only the requests a prepared operation may answer are read here.
     const preparable = (request: IncomingMessage): boolean => request.url === GRAPHQL_ENDPOINT && isBoundedJsonPost(request, maxRequestBytes) && acceptsWholeAnswer(request);
-    const answerAndWrite = (request: IncomingMessage, response: ServerResponse, body: Buffer): void | Promise<void> => {
-      const answered = answer(request, body);
-      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(request, response, settled, compression));
-      writeAnswer(request, response, answered, compression);
-    };
-    requestListener = withReadBody(preparable, maxRequestBytes, answerAndWrite, passThrough, onError);
+    requestListener = withReadBody(preparable, maxRequestBytes, prepared.writer(fromYoga, compression), passThrough, onError);
   }
   return {
     graph,

@@ -1,9 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
 import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../lib/compression.js';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * Compression of the answers yoga writes to the client itself: those no layer in front of it reads
- * (graph-answers.ts), e.g. its errors for a request the response cache does not take, a GET when the
+ * (graph-answer.ts), e.g. its errors for a request the response cache does not take, a GET when the
  * cache is off, GraphiQL's page. They are compressed at the fast level (compression.ts) when the
  * request accepts a coding and the answer is negotiated, with `Vary: Accept-Encoding` then.
  *
@@ -11,10 +12,11 @@ import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../l
  * context carries no node request: those layers compress what they write), streamed answers (server-
  * sent events, multipart: not a compressible type, and never read whole here), answers that already
  * chose their coding (GraphiQL's files: Content-Encoding, or a Vary naming Accept-Encoding), HEAD and
- * bodiless answers.
+ * bodiless answers. Prepared and replayed answers are compressed by the layer that writes them, so
+ * they may skip it (skippable-plugins.ts).
  */
 export function useCompressedAnswers(compression: Compression): Plugin {
-  return {
+  return skippableByRepeats({
     onResponse(payload) {
       const { request, response, serverContext, fetchAPI } = payload;
       // node:http requests (yoga's requestListener) carry their node request as `req` (@whatwg-node/server).
@@ -49,5 +51,5 @@ export function useCompressedAnswers(compression: Compression): Plugin {
         return answer(compressed, negotiated);
       });
     },
-  };
+  });
 }

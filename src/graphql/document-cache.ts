@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { TokenKind, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 import { LRUCache } from 'lru-cache';
 import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 
@@ -98,7 +99,8 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
     return slot?.entry.document === document ? slot : undefined;
   };
 
-  const plugin: Plugin = {
+  // The layers that answer repeated requests look their documents up in it themselves (skippable-plugins.ts).
+  const plugin: Plugin = skippableByRepeats({
     onParse({ params, setParsedDocument }) {
       const text = sourceText(params.source);
       const cached = lru.get(text);
@@ -128,7 +130,7 @@ export function createDocumentCache(options: DocumentCacheOptions = {}): Documen
         keys.set(documentAST, text);
       };
     },
-  };
+  });
 
   return {
     plugin,

@@ -4,6 +4,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionObserver, ObservedOperation } from './execution-observer.js';
 import type { CachedDocument, DocumentCache } from './document-cache.js';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * Heap bytes per token of a document that one compiled operation adds (resolve infos, closures and
@@ -158,14 +159,15 @@ export function createExecution(options: ExecutionOptions): Execution {
   }
 
   return {
-    plugin: {
+    // A prepared answer runs the compiled operation and reports it to the observer itself (skippable-plugins.ts).
+    plugin: skippableByRepeats({
       onExecute({ args, executeFn, setExecuteFn }) {
         const executionArgs = args as ExecutionArgs;
         const executors = executorsOf(cache.entryOf(executionArgs.document), executionArgs, executeFn as ExecuteFn);
         if (executors.observedCompiled !== NOT_COMPILED) setExecuteFn(executors.observedCompiled);
         else if (executors.observed !== undefined) setExecuteFn(observedExecutor(executeFn as ExecuteFn, executors.observed));
       },
-    },
+    }),
     prepared: (document, operationName) => {
       // Kept only while the document is cached (byDocument outlives an evicted entry until GC).
       if (cache.entryOf(document) === undefined) return undefined;

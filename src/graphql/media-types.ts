@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * Bodies for yoga's two media-type refusals, which it answers with an empty body: 415 (a POST whose
@@ -24,7 +25,8 @@ export function useMediaTypeAnswers(accepted: readonly string[]): Plugin {
     'UNSUPPORTED_MEDIA_TYPE',
   );
   const acceptHeader = accepted.join(', ');
-  return {
+  // Prepared and replayed answers are given only to JSON POSTs that accept a JSON answer (skippable-plugins.ts).
+  return skippableByRepeats({
     onRequestParse(payload) {
       // Other methods are refused with 405 after this hook (yoga's useCheckMethodForGraphQL).
       if (payload.requestParser !== undefined || payload.request.method !== 'POST') return;
@@ -36,5 +38,5 @@ export function useMediaTypeAnswers(accepted: readonly string[]): Plugin {
       const body = errorBody(`Not Acceptable: this endpoint answers with ${types}; send an Accept header that allows one of them.`, 'NOT_ACCEPTABLE');
       payload.setResultProcessor((_result, fetchAPI) => new fetchAPI.Response(body, { status: 406, headers: { 'content-type': JSON_TYPE } }), 'application/json');
     },
-  };
+  });
 }

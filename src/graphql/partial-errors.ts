@@ -1,12 +1,15 @@
 import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { ChannelGraphContext } from './context.js';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * Appends the errors of list fields that resolved partially (ChannelGraphContext.partialErrors) to
  * the response. A non-null list cannot be null, so this is how `supporters` says "one platform is
  * missing" while still listing the other. Registered before the response cache, so the cache sees
- * the errors and does not keep the partial response.
+ * the errors and does not keep the partial response. A repeated request may skip it
+ * (skippable-plugins.ts): a prepared answer with partial errors is left to yoga, and a replayed one
+ * never had any.
  */
 export function usePartialErrors(): Plugin<ChannelGraphContext> {
   // One hooks object for every execution: nothing is allocated per request unless there are errors.
@@ -19,5 +22,5 @@ export function usePartialErrors(): Plugin<ChannelGraphContext> {
       setResult({ ...result, errors: [...errors, ...partialErrors] });
     },
   };
-  return { onExecute: () => afterExecution };
+  return skippableByRepeats({ onExecute: () => afterExecution });
 }

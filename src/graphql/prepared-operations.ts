@@ -17,14 +17,16 @@
  * So the answers cannot differ from yoga's (test/graphql/prepared-operations.test.ts compares both on
  * every kind of request), while a repeated query skips what depends only on the document or the
  * configuration: the fetch-API request and response objects, the envelop hook chain, the media-type
- * negotiation and yoga's result processing. Execution plugins that act per request would be skipped
- * too, which is why the graph enables this only with its own plugin set (no tracer).
+ * negotiation and yoga's result processing. Every plugin's hooks are skipped too, which is why the
+ * graph prepares only when every one of its plugins says a prepared answer may skip it
+ * (skippable-plugins.ts).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { flatten, isReplayable, KEYED_REQUEST_HEADERS, type AnswerRequest, type GraphAnswer } from './graph-answers.js';
+import type { Compression } from '../lib/compression.js';
+import { flatten, isReplayable, KEYED_REQUEST_HEADERS, writeAnswer, type AnswerRequest, type GraphAnswer } from './graph-answer.js';
 import type { PreparedOperation } from './jit.js';
 
 export interface PreparedOperationsOptions {
@@ -95,9 +97,21 @@ function weightOf(key: string, template: Template): number {
   return key.length + template.flatHeaders.reduce((sum, field) => sum + field.length, 0);
 }
 
+/**
+ * An answer at once (a prepared operation whose resolvers all answered synchronously), else a
+ * promise. Each promise and await on a request's way costs a microtask turn; a synchronous answer
+ * written at once skips them.
+ */
+type AnswerNowOrLater = GraphAnswer | Promise<GraphAnswer>;
+
 export interface PreparedOperations {
   /** `next`'s answers, but a request of a known shape is answered from its prepared operation. */
   answerer(next: AnswerRequest): AnswerRequest;
+  /**
+   * The same answers, written to the request's response (writeAnswer): at once when the prepared
+   * operation answered at once.
+   */
+  writer(next: AnswerRequest, compression: Compression): (request: IncomingMessage, response: ServerResponse, body: Buffer) => void | Promise<void>;
 }
 
 export function createPreparedOperations(options: PreparedOperationsOptions): PreparedOperations {
@@ -133,7 +147,7 @@ export function createPreparedOperations(options: PreparedOperationsOptions): Pr
   }
 
   /** The prepared answer, or yoga's when the prepared one failed or had errors (the shape stays known). */
-  function runOrAsk(next: AnswerRequest, request: IncomingMessage, body: Buffer, operation: PreparedOperation, params: PlainParams, template: Template): GraphAnswer | Promise<GraphAnswer> {
+  function runOrAsk(next: AnswerRequest, request: IncomingMessage, body: Buffer, operation: PreparedOperation, params: PlainParams, template: Template): AnswerNowOrLater {
     let answer: ReturnType<typeof run>;
     try {
       answer = run(operation, params, template);
@@ -145,22 +159,33 @@ export function createPreparedOperations(options: PreparedOperationsOptions): Pr
     return answer ?? next(request, body);
   }
 
+  /** `next`'s answer, or the prepared one for a request of a known shape. */
+  function answer(next: AnswerRequest, request: IncomingMessage, body: Buffer): AnswerNowOrLater {
+    const params = request.method === 'POST' ? plainParams(body) : undefined;
+    if (params === undefined) return next(request, body);
+    const key = shapeKey(request, params);
+    const template = templates.get(key);
+    if (template !== undefined) {
+      const operation = operationOf(params);
+      if (operation !== undefined) return runOrAsk(next, request, body, operation, params, template);
+      // Its document was evicted from the document cache: yoga parses and validates it again.
+      templates.delete(key);
+    }
+    return next(request, body).then((answered) => {
+      if (isReplayable(answered) && operationOf(params) !== undefined) templates.set(key, templateOf(answered));
+      return answered;
+    });
+  }
+
   return {
     answerer: (next) => (request, body) => {
-      const params = request.method === 'POST' ? plainParams(body) : undefined;
-      if (params === undefined) return next(request, body);
-      const key = shapeKey(request, params);
-      const template = templates.get(key);
-      if (template !== undefined) {
-        const operation = operationOf(params);
-        if (operation !== undefined) return runOrAsk(next, request, body, operation, params, template);
-        // Its document was evicted from the document cache: yoga parses and validates it again.
-        templates.delete(key);
-      }
-      return Promise.resolve(next(request, body)).then((answer) => {
-        if (isReplayable(answer) && operationOf(params) !== undefined) templates.set(key, templateOf(answer));
-        return answer;
-      });
+      const answered = answer(next, request, body);
+      return answered instanceof Promise ? answered : Promise.resolve(answered);
+    },
+    writer: (next, compression) => (request, response, body) => {
+      const answered = answer(next, request, body);
+      if (answered instanceof Promise) return answered.then((settled) => writeAnswer(request, response, settled, compression));
+      writeAnswer(request, response, answered, compression);
     },
   };
 }

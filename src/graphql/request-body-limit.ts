@@ -1,4 +1,5 @@
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 import { BodyTooLargeError, readStreamBody } from '../lib/body.js';
 
 /**
@@ -41,7 +42,8 @@ async function readBoundedBody(body: ReadableStream<Uint8Array>, limitBytes: num
  * after every plugin that registers a request parser, as yoga's own limit does.
  */
 export function useRequestBodyLimit(limitBytes: number): Plugin {
-  return {
+  // The layers that answer repeated requests read bodies within the same limit (skippable-plugins.ts).
+  return skippableByRepeats({
     onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
       const declared = request.headers.get('content-length');
       if (declared !== null) {
@@ -61,5 +63,5 @@ export function useRequestBodyLimit(limitBytes: number): Plugin {
         ),
       );
     },
-  };
+  });
 }

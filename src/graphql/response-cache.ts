@@ -5,12 +5,12 @@ import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 import { TaggedBody } from '../lib/tagged-body.js';
 import type { ChannelGraphStore } from './context.js';
-import {
-  acceptsWholeAnswer, createYogaAnswers, isBoundedJsonPost, isReplayable, KEYED_REQUEST_HEADERS, withReadBody, writeAnswer,
-  type AnswerRequest, type FetchClasses, type FetchHandler, type GraphAnswer, type NodeListener,
-} from './graph-answers.js';
+import { isReplayable, KEYED_REQUEST_HEADERS, writeAnswer, type AnswerRequest, type GraphAnswer } from './graph-answer.js';
+import { acceptsWholeAnswer, isBoundedJsonPost, withReadBody, type NodeListener } from './read-body-listener.js';
+import { createYogaAnswers, type FetchClasses, type FetchHandler } from './yoga-answers.js';
 
-export type { FetchHandler, NodeListener } from './graph-answers.js';
+export type { FetchHandler } from './yoga-answers.js';
+export type { NodeListener } from './read-body-listener.js';
 
 /**
  * The response cache, in front of the GraphQL server at the HTTP level: a repeated request (same
@@ -35,6 +35,9 @@ export type { FetchHandler, NodeListener } from './graph-answers.js';
  * A kept answer is compressed in a coding when a request first asks for it, and kept in it too
  * (TaggedBody): a hit in any coding writes ready bytes. Those bytes count against `maxBytes` like
  * the answer's own, so the bound holds whatever the clients accept.
+ *
+ * A hit runs none of the GraphQL server's plugins: the channel graph puts the cache in front only
+ * when every one of its plugins says a replayed answer may skip it (skippable-plugins.ts).
  */
 export interface ResponseCacheOptions {
   /** How long an entry may live even without a change (ms). */

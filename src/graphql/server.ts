@@ -16,6 +16,7 @@ import { useSupportedVariableNames } from './variable-names.js';
 import { dropPropertyResolvers } from './property-resolvers.js';
 import { assertResolverCoverage, type MissingResolvers } from './resolver-coverage.js';
 import { createSchemaSwap } from './schema-swap.js';
+import { repeatPathsAllowedBy, type RepeatPaths } from './skippable-plugins.js';
 
 /**
  * Serves the SDL as it is now, in place of the schema being served: `swapped`, or `unchanged` when
@@ -62,6 +63,13 @@ export type GraphServerOptions<TContext extends Record<string, unknown>> = Schem
    * (default), the server keeps its start-up schema and nothing of this is built.
    */
   onReloadSchema?: (reload: ReloadSchema) => void;
+  /**
+   * The plugin of a layer in front of the server that answers repeated requests without entering it
+   * (the channel graph's response cache and prepared operations), made once every other plugin is
+   * known: `paths` says which of those answers all of them allow (skippable-plugins.ts). Placed right
+   * after `plugins`. Default none.
+   */
+  frontPlugin?: (paths: RepeatPaths) => Plugin | undefined;
 } & Omit<YogaServerOptions<Record<string, never>, TContext>, 'schema' | 'plugins' | 'context' | 'maskedErrors' | 'parserAndValidationCache'>;
 
 /** Loads SDL from a directory (every `*.graphql` file below it, sorted for a stable schema). */
@@ -113,6 +121,7 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     maskedErrors = true,
     missingResolvers = 'error',
     onReloadSchema,
+    frontPlugin,
     ...yogaOptions
   } = options;
   const source: SchemaSource = typeDefs !== undefined ? { typeDefs } : { schemaDir };
@@ -136,6 +145,19 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
   const bodyLimit = maxRequestBodySize ?? requestBodyLimitFor(maxDocumentBytes);
   const execution = jit || executionObserver !== undefined ? createExecution({ cache: documentCache, jit, observer: executionObserver }) : undefined;
   if (execution !== undefined) onExecution?.(execution);
+  const before: Array<Plugin<YogaInitialContext & TContext> | Plugin> = [...(swap === undefined ? [] : [swap.plugin]), useDocumentLimit(maxDocumentBytes), useUrlParams(), ...(plugins ?? [])];
+  const after: Plugin[] = [
+    useKnownOperationTypes(),
+    useSupportedVariableNames(),
+    useStreamingSubscriptions(),
+    documentCache.plugin,
+    ...(execution === undefined ? [] : [execution.plugin]),
+    useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),
+    // Last, so that it wraps whichever request parser the plugins before it selected.
+    ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)]),
+  ];
+  // Every plugin the server runs, its own and the caller's, decides what may answer without it.
+  const front = frontPlugin?.(repeatPathsAllowedBy([...before, ...after]));
   return createYoga<Record<string, never>, TContext>({
     graphqlEndpoint: '/graphql',
     ...yogaOptions,
@@ -145,19 +167,6 @@ export function createGraphServer<TContext extends Record<string, unknown> = Rec
     // yoga's cache keys whole texts and keeps parse failures; ours is bounded (document-cache.ts).
     parserAndValidationCache: false,
     maskedErrors: { maskError: createMaskError({ maskUnexpected: maskedErrors, development }), isDev: development },
-    plugins: [
-      ...(swap === undefined ? [] : [swap.plugin]),
-      useDocumentLimit(maxDocumentBytes),
-      useUrlParams(),
-      ...(plugins ?? []),
-      useKnownOperationTypes(),
-      useSupportedVariableNames(),
-      useStreamingSubscriptions(),
-      documentCache.plugin,
-      ...(execution === undefined ? [] : [execution.plugin]),
-      useMediaTypeAnswers(requestMediaTypes(yogaOptions.multipart !== false)),
-      // Last, so that it wraps whichever request parser the plugins before it selected.
-      ...(bodyLimit === false ? [] : [useRequestBodyLimit(bodyLimit)]),
-    ],
+    plugins: [...before, ...(front === undefined ? [] : [front]), ...after],
   });
 }

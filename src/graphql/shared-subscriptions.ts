@@ -1,5 +1,6 @@
 import { print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * One execution per subscription, however many clients hold it. A thousand overlays subscribed
@@ -223,7 +224,8 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
     return execution;
   }
 
-  const plugin: Plugin = {
+  // Subscriptions only, which are never prepared or replayed (skippable-plugins.ts).
+  const plugin: Plugin = skippableByRepeats({
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn((args: ExecutionArgs) => {
         const key = keyOf(args);
@@ -235,7 +237,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         return execution.join();
       });
     },
-  };
+  });
 
   return {
     plugin,

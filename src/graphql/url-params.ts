@@ -1,4 +1,5 @@
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * GraphQL parameters carried as URL-encoded text: the query string of a GET, or a POST body of type
@@ -52,10 +53,11 @@ function isForm(request: Request): boolean {
 
 /** Replaces yoga's GET and form parsers; registered after yoga's parsers, before the body limit. */
 export function useUrlParams(): Plugin {
-  return {
+  // GETs and forms, which are never prepared or replayed (skippable-plugins.ts).
+  return skippableByRepeats({
     onRequestParse({ request, setRequestParser }) {
       if (request.method === 'GET') setRequestParser(parseGetRequest);
       else if (request.method === 'POST' && isForm(request)) setRequestParser(parseFormRequest);
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import type { ASTVisitor, ValidationContext, ValidationRule } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { skippableByRepeats } from './skippable-plugins.js';
 
 /** `extensions.code` of a document that names a variable `$__proto__`. */
 export const VARIABLE_NAME_NOT_SUPPORTED = 'VARIABLE_NAME_NOT_SUPPORTED';
@@ -26,9 +27,10 @@ export const supportedVariableNamesRule: ValidationRule = (context: ValidationCo
 });
 
 export function useSupportedVariableNames(): Plugin {
-  return {
+  // A validation rule: a repeated document was valid (skippable-plugins.ts).
+  return skippableByRepeats({
     onValidate({ addValidationRule }) {
       addValidationRule(supportedVariableNamesRule);
     },
-  };
+  });
 }

@@ -10,6 +10,7 @@ import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionObserver, ObservedOperation } from '../graphql/execution-observer.js';
 import type { Counter, Histogram } from 'prom-client';
+import { skippableByReplays } from '../graphql/skippable-plugins.js';
 import type { ChannelMetrics } from './metrics.js';
 import { recordFailure } from './tracing.js';
 
@@ -50,9 +51,13 @@ export function observeOperations(metrics: ChannelMetrics, tracer: Tracer | unde
   };
 }
 
-/** Wraps the execute phase (its onExecute hooks included): the span is active while it runs. */
+/**
+ * Wraps the execute phase (its onExecute hooks included): the span is active while it runs. A
+ * replayed answer executes nothing, so it may skip it; with it the graph prepares nothing
+ * (skippable-plugins.ts), so that every execution has its span.
+ */
 export function useExecutionSpans(tracer: Tracer): Plugin {
-  return {
+  return skippableByReplays({
     instrumentation: {
       execute(_payload, wrapped) {
         const span = tracer.startSpan('graphql.execute');
@@ -75,5 +80,5 @@ export function useExecutionSpans(tracer: Tracer): Plugin {
         return result;
       },
     },
-  };
+  });
 }

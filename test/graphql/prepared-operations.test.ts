@@ -14,13 +14,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelGraphHandler, type ChannelGraphHandler } from '../../src/graphql/channel-graph.js';
+import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphHandler } from '../../src/graphql/channel-graph.js';
 import { createDocumentCache } from '../../src/graphql/document-cache.js';
-import { createYogaAnswers, withReadBody, writeAnswer } from '../../src/graphql/graph-answers.js';
 import type { Execution } from '../../src/graphql/jit.js';
 import { createPreparedOperations } from '../../src/graphql/prepared-operations.js';
+import { withReadBody } from '../../src/graphql/read-body-listener.js';
+import { createYogaAnswers } from '../../src/graphql/yoga-answers.js';
 import { createGraphServer } from '../../src/graphql/server.js';
-import { createCompression } from '../../src/lib/compression.js';
+import { createCompression, NO_COMPRESSION } from '../../src/lib/compression.js';
 import { listen, type Listening } from '../../src/lib/listen.js';
 import { testConfig } from '../http/harness.js';
 import { startGraphApp } from './graph-harness.js';
@@ -55,7 +56,10 @@ describe.each([
     const settings = { ...testConfig('').graph, jit: true, ...overrides };
     started = await startGraphApp(settings);
     // Compressed as the app compresses (fetch asks for gzip): yoga's own answers through the same levels.
-    reference = createChannelGraphHandler({ store: started.app.store, settings, preparedOperations: false, compression: createCompression(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    reference = createChannelGraphHandler(
+      { store: started.app.store, settings, compression: createCompression(), logger: { debug() {}, info() {}, warn() {}, error() {} } },
+      { ...CHANNEL_GRAPH_PARTS, preparedOperations: undefined },
+    );
     referenceServer = await listen((request, response) => reference.requestListener(request, response));
   });
   afterAll(async () => {
@@ -141,8 +145,8 @@ describe('prepared operations skip yoga only for a shape yoga answered with data
       // A context whose partial errors the test sets: such an answer must go to yoga.
       context: () => ({ partialErrors: partial ? ['partial'] : [] }),
     });
-    const answer = prepared.answerer(answers.answerWith((request) => yoga.fetch(request)));
-    server = await listen(withReadBody(() => true, 65_536, async (request, response, body) => writeAnswer(request, response, await answer(request, body)), (request, response) => void yoga(request, response), () => undefined));
+    const write = prepared.writer(answers.answerWith((request) => yoga.fetch(request)), NO_COMPRESSION);
+    server = await listen(withReadBody(() => true, 65_536, write, (request, response) => void yoga(request, response), () => undefined));
   });
   afterAll(() => server.close());
 

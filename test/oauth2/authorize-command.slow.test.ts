@@ -14,9 +14,9 @@ import { type RunningProvider, startProvider } from './support/oidc.js';
 
 /**
  * The login command as a user runs it — its own process (the `npm run authorize` entry,
- * src/authorize.ts) — with the authorization page opened in real headless Chromium.
+ * src/authorize-main.ts) — with the authorization page opened in real headless Chromium.
  */
-const ENTRY = fileURLToPath(new URL('../../src/authorize.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../../src/authorize-main.ts', import.meta.url));
 
 interface Spawned {
   child: ChildProcess;

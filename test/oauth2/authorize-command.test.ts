@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp } from '../../src/app.js';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/authorize.js';
+import { EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/authorize-command.js';
 import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { OAuth2Client, type TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

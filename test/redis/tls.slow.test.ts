@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
-import { EXIT_FAILED } from '../../src/cli/authorize.js';
+import { EXIT_FAILED } from '../../src/cli/authorize-command.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { request, sandboxControl } from '../http/harness.js';

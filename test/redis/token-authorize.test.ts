@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
-import { EXIT_FAILED, EXIT_OK } from '../../src/cli/authorize.js';
+import { EXIT_FAILED, EXIT_OK } from '../../src/cli/authorize-command.js';
 import { AccessToken, OAuth2Client, type TokenHash } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closeRedisConnection, createRedisConnection, DEFAULT_REDIS_PREFIX, prefixedKey } from '../../src/redis/connection.js';
-import { refreshLockTtlMs } from '../../src/redis/token-store.js';
+import { refreshLockTtlMs } from '../../src/redis/redis-token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { eventually } from '../support/eventually.js';

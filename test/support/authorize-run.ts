@@ -7,7 +7,7 @@
  *   await approve(await command.authorizationUrl);
  *   expect(await command.exitCode).toBe(EXIT_OK);
  */
-import { runAuthorizeCommand } from '../../src/cli/authorize.js';
+import { runAuthorizeCommand } from '../../src/cli/authorize-command.js';
 import { followAuthorization } from '../oauth2/support/oidc.js';
 
 export interface AuthorizeRun {

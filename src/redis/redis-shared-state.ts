@@ -11,8 +11,8 @@ import { MemoryTokenStore, type TokenStore } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection, prefixedKey, type RedisSettings } from './connection.js';
 import { createRedisEventJournal, READ_BLOCK_MS } from './event-journal.js';
 import { watchRedisHealth, type RedisHealth } from './health.js';
-import { createRedisSharedSnapshots } from './shared-snapshots.js';
-import { RedisTokenStore, refreshLockTtlMs } from './token-store.js';
+import { createRedisSharedSnapshots } from './redis-shared-snapshots.js';
+import { RedisTokenStore, refreshLockTtlMs } from './redis-token-store.js';
 
 type Logger = Pick<Console, 'info' | 'warn' | 'error'>;
 

@@ -7,7 +7,7 @@ import { sandboxUpstream } from '../../src/app.js';
 import { createMembershipOAuthClient, createMembershipKeeper, createMembershipTokenStore, MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import type { OAuth2Client, TokenHash } from '@channel-graph/oauth2';
 import { closeRedisConnection, createRedisConnection, redisReachable } from '../../src/redis/connection.js';
-import { issuedAtOf, RedisTokenStore, TokenRevokedError } from '../../src/redis/token-store.js';
+import { issuedAtOf, RedisTokenStore, TokenRevokedError } from '../../src/redis/redis-token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { createSharedState, MEMBERSHIP_TOKEN_KEY } from '../../src/shared-state.js';
 import { deferred } from '../support/deferred.js';
@@ -16,7 +16,7 @@ import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/re
 import { describeWithBinary } from '../support/system-binary.js';
 
 /**
- * The Redis token store (src/redis/token-store.ts) against a real redis-server and the sandbox's
+ * The Redis token store (src/redis/redis-token-store.ts) against a real redis-server and the sandbox's
  * token endpoint, which rotates: a refresh token presented twice gets invalid_grant. Two stores on
  * separate connections stand for two replicas.
  */

@@ -6,7 +6,7 @@ import { ChannelEventLog, type ChannelEvent } from '../../src/channel/supporter-
 import type { UpstreamSource } from '../../src/channel/upstream.js';
 import { closeRedisConnection, createRedisConnection } from '../../src/redis/connection.js';
 import { createRedisEventJournal } from '../../src/redis/event-journal.js';
-import { createRedisSharedSnapshots } from '../../src/redis/shared-snapshots.js';
+import { createRedisSharedSnapshots } from '../../src/redis/redis-shared-snapshots.js';
 import { silentLogger } from '../http/harness.js';
 import { eventually } from '../support/eventually.js';
 import { REDIS_SERVER, startRedisServer, type RunningRedis } from '../support/redis-server.js';
