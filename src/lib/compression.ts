@@ -161,6 +161,23 @@ export function createCompression(options: CompressionOptions = {}): Compression
 export const NO_COMPRESSION: Compression = createCompression({ enabled: false });
 
 /**
+ * `headers` with Accept-Encoding added to their Vary, in one field. Not a second `vary` entry: once
+ * a header was set with `setHeader` (the request id is), node merges a list given to `writeHead`
+ * name by name, and the last `vary` would replace the first (`Vary: Origin` lost).
+ */
+function withVaryAcceptEncoding(headers: readonly string[]): string[] {
+  const fields = [...headers];
+  for (let index = 0; index < fields.length; index += 2) {
+    if (fields[index]?.toLowerCase() === 'vary') {
+      fields[index + 1] = `${fields[index + 1] ?? ''}, Accept-Encoding`;
+      return fields;
+    }
+  }
+  fields.push('vary', 'Accept-Encoding');
+  return fields;
+}
+
+/**
  * Writes an answer made for this request alone: `headers` (a flat [name, value, …] list, without
  * framing) and `bytes`, compressed at the answer effort when the request accepts a coding and the
  * answer is negotiated (`Vary: Accept-Encoding` then, whatever the coding). A HEAD request, and an
@@ -180,15 +197,16 @@ export function writeNegotiated(
     response.end(bytes);
     return;
   }
+  const negotiated = withVaryAcceptEncoding(headers);
   const writeIdentity = (): void => {
-    response.writeHead(status, [...headers, 'vary', 'Accept-Encoding', 'content-length', String(bytes.length)]);
+    response.writeHead(status, [...negotiated, 'content-length', String(bytes.length)]);
     response.end(bytes);
   };
   const coding = request.method === 'HEAD' ? 'identity' : compression.codingOf(request.headers['accept-encoding'], 'answer');
   if (coding === 'identity') return writeIdentity();
   const writeCompressed = (compressed: Buffer): void => {
     if (compressed.length >= bytes.length) return writeIdentity();
-    response.writeHead(status, [...headers, 'vary', 'Accept-Encoding', 'content-encoding', coding, 'content-length', String(compressed.length)]);
+    response.writeHead(status, [...negotiated, 'content-encoding', coding, 'content-length', String(compressed.length)]);
     response.end(compressed);
   };
   let compressed: Buffer | Promise<Buffer>;

@@ -3,10 +3,13 @@
  * is negotiated at all (size, media type, on/off), and bodies compressed at once up to 64 KiB and on
  * the thread pool above, each decoding with node's zlib to the very bytes given.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  createCompression, isCompressibleType, MAX_SYNC_COMPRESSED_BYTES, MIN_COMPRESSED_BYTES, NO_COMPRESSION, zlibCodings, type ContentCoding,
+  createCompression, isCompressibleType, MAX_SYNC_COMPRESSED_BYTES, MIN_COMPRESSED_BYTES, NO_COMPRESSION, writeNegotiated, zlibCodings, type ContentCoding,
 } from '../../src/lib/compression.js';
 
 /** zlib's zstd decoder where node has one (node 22.15 / 23.8 on). */
@@ -107,5 +110,31 @@ describe('isCompressibleType', () => {
     ['', false],
   ])('%j → %s', (contentType, expected) => {
     expect(isCompressibleType(contentType)).toBe(expected);
+  });
+});
+
+describe('writeNegotiated', () => {
+  it('adds Accept-Encoding to the answer\'s own Vary, also after a header was set with setHeader', async () => {
+    const compression = createCompression();
+    const body = jsonLike(4096);
+    // The request id is set with setHeader before the handler runs: node then merges writeHead's list name by name.
+    const server = createServer((request, response) => {
+      response.setHeader('x-request-id', 'id-1');
+      writeNegotiated(request, response, compression, 200, ['content-type', 'application/json', 'vary', 'Origin'], body, 'application/json');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      for (const acceptEncoding of ['gzip', 'identity']) {
+        const answer = await fetch(url, { headers: { 'accept-encoding': acceptEncoding } });
+        expect(answer.headers.get('vary'), acceptEncoding).toBe('Origin, Accept-Encoding');
+        expect(answer.headers.get('x-request-id')).toBe('id-1');
+        expect(Buffer.from(await answer.arrayBuffer())).toEqual(body);
+      }
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 });
