@@ -130,7 +130,9 @@ describe('connection.timeout is a deadline that really fires', () => {
 describe('connection.maxResponseBytes bounds the body', () => {
   it('a declared or streamed body above the limit is refused with OAuth2ConnectionError; an unfinished one has its connection closed', async () => {
     const big = 'x'.repeat(2048);
-    const declared = await startUpstream(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${big.length}\r\n\r\n${big}`);
+    // `connection: close`: the peer answers one request per connection, and a complete body the
+    // client refused may leave its connection reusable (undici on Node 24 keeps it for the next request).
+    const declared = await startUpstream(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${big.length}\r\nconnection: close\r\n\r\n${big}`);
     const chunked = await startUpstream(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n800\r\n${big}\r\n`);
     try {
       for (const upstream of [declared, chunked]) {
