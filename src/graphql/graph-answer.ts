@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NO_COMPRESSION, writeNegotiated, type Compression } from '../lib/compression.js';
+import { utf8Bytes } from '../lib/utf8-bytes.js';
 
 /** A GraphQL answer, ready to write or to keep. */
 export interface GraphAnswer {
@@ -67,6 +68,6 @@ export function flatten(headers: Iterable<[string, string]>): string[] {
  * what is written (or compressed).
  */
 export function writeAnswer(request: IncomingMessage, response: ServerResponse, answer: GraphAnswer, compression: Compression = NO_COMPRESSION): void {
-  const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  const bytes = typeof answer.body === 'string' ? utf8Bytes(answer.body) : answer.body;
   writeNegotiated(request, response, compression, answer.status, answer.flatHeaders ?? flatten(answer.headers), bytes, answer.headers.get('content-type'));
 }

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import { createSecondOccurrenceGate } from '../lib/second-occurrence.js';
 import { TaggedBody } from '../lib/tagged-body.js';
+import { utf8Bytes } from '../lib/utf8-bytes.js';
 import type { ChannelGraphStore } from './context.js';
 import { isReplayable, KEYED_REQUEST_HEADERS, writeAnswer, type AnswerRequest, type GraphAnswer } from './graph-answer.js';
 import { acceptsWholeAnswer, isBoundedJsonPost, withReadBody, type NodeListener } from './read-body-listener.js';
@@ -124,7 +125,7 @@ export function createResponseCache(store: Pick<ChannelGraphStore, 'onChange'>, 
    * it is still there; one answered once is compressed at the fast level.
    */
   function entryOf(answer: GraphAnswer, key: string, kept: boolean): TaggedBody {
-    const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    const bytes = typeof answer.body === 'string' ? utf8Bytes(answer.body) : answer.body;
     const fields = [...answer.headers].filter(([name]) => name !== 'content-type');
     const contentType = answer.headers.get('content-type') ?? 'application/json';
     if (!kept) return new TaggedBody(bytes, { fields, contentType, compression, effort: 'answer' });

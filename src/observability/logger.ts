@@ -5,6 +5,7 @@
  * members.json request headers and key, and our own camelCase settings names.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { utf8Bytes } from '../lib/utf8-bytes.js';
 
 export type { Logger } from 'pino';
 
@@ -94,7 +95,7 @@ export function logDestination(dest: number | string = 1, options: { batchMs?: n
   // growing to minLength, for every line appended (~10k instructions a line at 8 KiB, counted).
   const writeBytes = stream.write.bind(stream) as unknown as (bytes: Buffer) => boolean;
   return {
-    write: (line) => void writeBytes(Buffer.from(line)),
+    write: (line) => void writeBytes(utf8Bytes(line)),
     // sonic-boom's flush calls back once the write in flight is done and what is left is below
     // minLength, which it then still holds: a second flush, when the first has called back, writes that.
     flush: (callback) => stream.flush(() => stream.flush(callback)),
