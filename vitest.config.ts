@@ -10,6 +10,26 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SLOW = ['test/**/*.slow.test.ts', 'examples/**/*.slow.test.ts'];
 
 /**
+ * In-process test files that change what the process shares (module mocks, the environment, a faked
+ * clock, OpenTelemetry's global providers): each runs in a fresh worker. The other in-process files
+ * share their workers and the modules those have loaded (`isolate: false`), which saves each file
+ * its own process and its own imports of yoga, graphql, pino and the rest.
+ */
+const OWN_WORKER = [
+  'test/config.test.ts',
+  'test/graphql/document-cache.test.ts',
+  'test/graphql/resolver-coverage.test.ts',
+  'test/graphql/schema-reload.test.ts',
+  'test/oauth2/debug-log.test.ts',
+  'test/oauth2/interface-rules.test.ts',
+  'test/oauth2/secrets.test.ts',
+  'test/observability/log-destination.test.ts',
+  'test/observability/logs.test.ts',
+  'test/observability/traces.test.ts',
+  'test/sandbox/oauth-token.test.ts',
+];
+
+/**
  * The workspace packages' entries as their TypeScript sources (tsconfig.json "paths" says the same
  * for tsc and tsx): tests run the code under edit, without a package build.
  */
@@ -48,7 +68,8 @@ export default defineConfig({
       reportOnFailure: true,
     },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...OWN_WORKER], isolate: false } },
+      { extends: true, test: { name: 'unit-own-worker', include: OWN_WORKER } },
       // A slow test runs a compiler, a browser or a server process: on a loaded 2-core machine a cold
       // tsc alone can pass 30 s, which says nothing about the code under test.
       { extends: true, test: { name: 'slow', include: SLOW, testTimeout: 120_000 } },

@@ -96,9 +96,13 @@ describe('GET /metrics: Prometheus text', () => {
   it('event subscribers by transport (GET /events, GraphQL over SSE, GraphQL over WebSocket), and /events and /overlay as route labels', async () => {
     const app = await startApp();
     const streams = new AbortController();
+    // Held until the end: undici cancels the body of a response that is garbage-collected unread,
+    // which would close its stream before the scrape.
+    const open: Response[] = [];
     const openStream = async (path: string, init: RequestInit = {}): Promise<void> => {
       const response = await fetch(`${app.url}${path}`, { ...init, signal: streams.signal });
       expect(response.status).toBe(200);
+      open.push(response);
     };
     const subscription = encodeURIComponent('subscription { statsChanged { subscribers } }');
     const socket = new WebSocket(`${app.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
@@ -120,6 +124,7 @@ describe('GET /metrics: Prometheus text', () => {
       expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/overlay",status="200"}')).toBe(1);
     } finally {
       streams.abort();
+      open.length = 0;
       socket.close();
     }
     // A stream is counted as a request when it ends, under its own route.
