@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (in-process tests, a fast loop: `npx vitest --project unit`) and `slow`
- * (files named `*.slow.test.ts`: they spawn processes — npm, tsc, a browser, a child server — or
- * take more than ~5 s). `npm test` runs both.
+ * Three projects: `unit` and `unit-own-worker` (in-process tests, a fast loop:
+ * `npx vitest --project 'unit*'`) and `slow` (files named `*.slow.test.ts`: they spawn processes —
+ * npm, tsc, a browser, a child server — or take more than ~5 s). `npm test` runs all three.
  */
 const SLOW = ['test/**/*.slow.test.ts', 'examples/**/*.slow.test.ts'];
 
@@ -14,15 +14,15 @@ const SLOW = ['test/**/*.slow.test.ts', 'examples/**/*.slow.test.ts'];
  * coverage in a worker that has run many files slowed a property test of graphql-jit's compiled
  * operations from 2 s to past its 30 s timeout (alone, with coverage, it takes 2 s).
  */
-const SHARE_WORKERS = !process.argv.includes('--coverage');
+const COVERAGE = process.argv.includes('--coverage');
 
 /**
  * In-process test files that change what the process shares (module mocks, the environment, a faked
  * clock, OpenTelemetry's global providers), and the prepared-operations property test (in a worker
  * that had run many files it twice stalled past its timeout; alone it takes 2 s): each runs in a
- * fresh worker. The other in-process files
- * share their workers and the modules those have loaded (`isolate: false`), which saves each file
- * its own process and its own imports of yoga, graphql, pino and the rest.
+ * fresh worker. The other in-process files share their workers and the modules those have loaded
+ * (`isolate: false`), which saves each file its own process and its own imports of yoga, graphql,
+ * pino and the rest.
  */
 const OWN_WORKER = [
   'test/config.test.ts',
@@ -78,7 +78,7 @@ export default defineConfig({
       reportOnFailure: true,
     },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...OWN_WORKER], isolate: !SHARE_WORKERS } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...OWN_WORKER], isolate: COVERAGE } },
       { extends: true, test: { name: 'unit-own-worker', include: OWN_WORKER } },
       // A slow test runs a compiler, a browser or a server process: on a loaded 2-core machine a cold
       // tsc alone can pass 30 s, which says nothing about the code under test.
