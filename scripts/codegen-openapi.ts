@@ -34,15 +34,14 @@ parentPort.on('message', async ({ id, path }) => {
 type Reply = { id: number; text: string } | { id: number; error: string };
 type Pending = Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>;
 
-/** One worker per process, started on import; restarted if it dies. */
+/**
+ * One worker per process, started by the first contract (not on import: `npm run dev` imports
+ * codegen.ts at start only to read its patterns); restarted if it dies.
+ */
 class OpenApiWorker {
   #worker: Worker | undefined;
   #pending: Pending = new Map();
   #nextId = 0;
-
-  constructor() {
-    this.#worker = this.#start();
-  }
 
   #start(): Worker {
     const worker = new Worker(WORKER_SOURCE, { eval: true });

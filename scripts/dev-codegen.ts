@@ -2,10 +2,11 @@
  * The [codegen] part of `npm run dev`, in a process of its own (dev.ts restarts it if it dies, and
  * kills it if it hangs, without touching the server): graphql-codegen's programmatic `generate` on
  * codegen.ts, run again for the outputs a save touches.
- * - At start, when generated/ is what the last run here wrote from the same inputs (the same SDL,
- *   operations, contracts, codegen.ts and package-lock.json: `.dev-loop/codegen-fingerprint.json`),
- *   nothing is generated; otherwise every output is. The CLI and its plugins are loaded either way
- *   (after the check), so that the first save finds them warm.
+ * - At start, when generated/ is what a codegen run made from the inputs as they are (its committed
+ *   fingerprint: scripts/codegen-fingerprint.ts), nothing is generated; otherwise every output is.
+ *   The CLI and its plugins are loaded and warmed up either way, so that the first save finds them
+ *   warm: after a generation, or, when nothing was generated, once dev.ts says so (`warm-up`: the
+ *   server has started, which the warm-up would slow down on a machine of two cores).
  * - Saves (fs.watch on the directories of codegen.ts's patterns) that come within `SETTLE_MS` of each
  *   other, or while a run is under way, make one run, of the outputs whose inputs changed.
  * - An output deleted (generated/ itself included) is generated again.
@@ -14,46 +15,28 @@
  *
  * Tells dev.ts over IPC: `up-to-date` (at start, nothing to generate), then after every run
  * `regenerated` (the files written: the CLI skips an output whose content did not change) or `failed`.
+ * Hears from dev.ts: `warm-up`.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type * as CodegenCli from '@graphql-codegen/cli';
-import type { CodegenConfig } from '@graphql-codegen/cli';
-import { glob } from 'tinyglobby';
 import config from '../codegen.js';
+import { allInputPatterns, inputsOf, matchesFingerprint, saveFingerprint, type CodegenOutput } from './codegen-fingerprint.js';
 
 export type CodegenMessage =
   | { kind: 'up-to-date' }
   | { kind: 'regenerated'; written: string[]; ms: number }
   | { kind: 'failed'; message: string };
 
+/** What dev.ts tells this process: the server has started, so the CLI may be loaded now. */
+export type CodegenRequest = { kind: 'warm-up' };
+
 /** Editors save in bursts (write, rename, chmod), and so do branch switches: one run per burst. */
 const SETTLE_MS = 40;
-/** Where this loop keeps what it knows between runs (gitignored). */
-const STATE_DIR = '.dev-loop';
-const FINGERPRINT_FILE = join(STATE_DIR, 'codegen-fingerprint.json');
-/** Besides the inputs of the outputs: what decides how they are generated. */
-const GENERATOR_FILES = ['codegen.ts', 'scripts/codegen-openapi.ts', 'package-lock.json'];
-
-type Output = Exclude<CodegenConfig['generates'][string], unknown[]>;
 
 const tell = (message: CodegenMessage): void => {
   if (process.connected) process.send?.(message, undefined, {}, () => undefined);
 };
-
-const asList = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
-
-/**
- * The input patterns of an output. codegen.ts gives an output whose preset reads other files (the
- * OpenAPI contracts) a schema only because the CLI requires one: its `watchPattern` is its input.
- */
-function inputsOf(output: Output): string[] {
-  const { watchPattern } = output as { watchPattern?: string | string[] };
-  if (watchPattern !== undefined) return asList(watchPattern);
-  return [...asList((output as { schema?: unknown }).schema), ...asList((output as { documents?: unknown }).documents)];
-}
 
 /** codegen.ts's patterns use `*` and `**` only. */
 function patternToRegExp(pattern: string): RegExp {
@@ -71,40 +54,9 @@ function baseOf(pattern: string): { dir: string; recursive: boolean } {
   return { dir: segments.slice(0, firstGlob).join('/') || '.', recursive: segments.slice(firstGlob).some((segment) => segment === '**') };
 }
 
-const outputs = Object.entries(config.generates).map(([path, output]) => ({ path, output: output as Output, inputs: inputsOf(output as Output).map(patternToRegExp) }));
-const allInputPatterns = [...new Set(Object.values(config.generates).flatMap((output) => inputsOf(output as Output)))];
+const outputs = Object.entries(config.generates).map(([path, output]) => ({ path, inputs: inputsOf(output as CodegenOutput).map(patternToRegExp) }));
 
-const sha256 = (parts: readonly string[]): string => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest('base64url');
-};
-
-async function hashFiles(files: readonly string[]): Promise<string> {
-  const contents = await Promise.all(files.map(async (file) => [file, await readFile(file, 'utf8').catch(() => '')]));
-  return sha256(contents.flat());
-}
-
-async function fingerprint(): Promise<{ inputs: string; outputs: string }> {
-  const inputs = [...(await glob(allInputPatterns, { expandDirectories: false })), ...GENERATOR_FILES].sort();
-  const generated = (await glob(['generated/**'], { expandDirectories: false })).sort();
-  return { inputs: await hashFiles(inputs), outputs: await hashFiles(generated) };
-}
-
-async function savedFingerprint(): Promise<{ inputs: string; outputs: string } | undefined> {
-  try {
-    return JSON.parse(await readFile(FINGERPRINT_FILE, 'utf8')) as { inputs: string; outputs: string };
-  } catch {
-    return undefined;
-  }
-}
-
-async function saveFingerprint(): Promise<void> {
-  await mkdir(STATE_DIR, { recursive: true });
-  await writeFile(FINGERPRINT_FILE, JSON.stringify(await fingerprint()));
-}
-
-/** Loaded once the start-up check is done (it needs none of it), and warmed up then. */
+/** Loaded by the first generation or the warm-up, whichever comes first (the start-up check needs none of it). */
 let cli: Promise<typeof CodegenCli> | undefined;
 const loadCli = (): Promise<typeof CodegenCli> => (cli ??= import('@graphql-codegen/cli'));
 
@@ -216,10 +168,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 watchInputs();
 watchOutputs();
-const [now, saved] = await Promise.all([fingerprint(), savedFingerprint()]);
-if (saved !== undefined && saved.inputs === now.inputs && saved.outputs === now.outputs && outputs.every(({ path }) => existsSync(path))) {
-  tell({ kind: 'up-to-date' });
-  await warmUp();
-} else {
-  schedule(outputs.map(({ path }) => path));
-}
+// Not when a generation has loaded the CLI already, or is about to.
+process.on('message', (request: CodegenRequest) => {
+  if (request.kind === 'warm-up' && cli === undefined && running === undefined && pending.size === 0) void warmUp();
+});
+if (outputs.every(({ path }) => existsSync(path)) && (await matchesFingerprint())) tell({ kind: 'up-to-date' });
+else schedule(outputs.map(({ path }) => path));

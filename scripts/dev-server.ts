@@ -23,6 +23,8 @@ export interface DevServerOptions {
   print: (line: string) => void;
   /** Told of every server start (its URLs) and schema reload. */
   onReport: (report: DevServerReport, startedInMs?: number) => void;
+  /** Told when a start ends without a server listening: its code did not load, or it exited before it listened. */
+  onStartFailed?: () => void;
 }
 
 export interface DevServer {
@@ -44,7 +46,7 @@ interface ServerProcess {
 const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
 
 export function createDevServer(options: DevServerOptions): DevServer {
-  const { entry, env, print, onReport } = options;
+  const { entry, env, print, onReport, onStartFailed } = options;
   let running: ServerProcess | undefined;
   let standby: ServerProcess | undefined;
   let stopping = false;
@@ -56,6 +58,8 @@ export function createDevServer(options: DevServerOptions): DevServer {
   const retiring = new WeakSet<ChildProcess>();
   /** Server processes that said they swap a regenerated SDL in (src/lib/dev-loop.ts); others are restarted. */
   const reloadable = new WeakSet<ChildProcess>();
+  /** Server processes that have listened. */
+  const listened = new WeakSet<ChildProcess>();
 
   /** `preload`: load the runtime dependencies while waiting (a standby); the first start needs only its own. */
   function spawnServerProcess(preload = true): ServerProcess {
@@ -70,12 +74,15 @@ export function createDevServer(options: DevServerOptions): DevServer {
         waiting.get(message.kind)?.(true);
         return;
       }
+      if (message.kind === 'listening') listened.add(child);
       if (message.kind === 'listening' && message.reloadsSchema) reloadable.add(child);
       onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
     });
     child.once('exit', (code, signal) => {
       for (const reach of waiting.values()) reach(false);
-      if (!stopping && !retiring.has(child) && running?.child === child) print(`exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
+      if (stopping || retiring.has(child) || running?.child !== child) return;
+      print(`exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
+      if (!listened.has(child)) onStartFailed?.();
     });
     const next = (kind: StandbyReport['kind']): Promise<boolean> => {
       if (reached.has(kind)) return Promise.resolve(true);
@@ -106,6 +113,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
     if (stopping) return;
     if (!imported) {
       print(running === undefined ? `${entry} did not load (above); it is tried again on the next change to its code` : `not restarted (${reason}): the code does not load (above); the last good server still answers`);
+      onStartFailed?.();
     } else {
       if (running !== undefined) await stopProcess(running, 5_000);
       running = next;

@@ -11,8 +11,8 @@
  *   code (src/, each package's src/, examples/) starts a new server, which replaces the running one
  *   only if the code loads.
  * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
- *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), at a lower
- *   CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
+ *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), started once
+ *   the server's first start is over and at a lower CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
  *   the file to add it to. `npm run typecheck` (tsc -b) stays the authority, as in CI.
  * Server log lines (pino's JSON) are printed by pino-pretty when this terminal is one. Only one
  * `npm run dev` runs per working tree (scripts/dev-lock.ts). Ctrl-C (SIGINT) or SIGTERM stops every
@@ -25,7 +25,7 @@ import { setPriority } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DevServerReport } from '../src/lib/dev-loop.js';
-import type { CodegenMessage } from './dev-codegen.js';
+import type { CodegenMessage, CodegenRequest } from './dev-codegen.js';
 import type * as DevDiagnosis from './dev-diagnosis.js';
 import { acquireDevLock } from './dev-lock.js';
 import { createDevServer } from './dev-server.js';
@@ -103,7 +103,7 @@ const diagnosis = (): Promise<typeof DevDiagnosis> => import('./dev-diagnosis.js
 let reports: Promise<void> = Promise.resolve();
 function onCodegenMessage(message: CodegenMessage): void {
   reports = reports.then(async () => {
-    if (message.kind === 'up-to-date') log('codegen', 'generated/ is up to date (same inputs as its last run here)');
+    if (message.kind === 'up-to-date') log('codegen', 'generated/ is up to date (its fingerprint matches its inputs)');
     else if (message.kind === 'failed') for (const line of await (await diagnosis()).failureLines(message.message)) log('codegen', line);
     else if (message.kind === 'regenerated') {
       log('codegen', message.written.length === 0 ? `regenerated in ${message.ms} ms, no file changed` : `regenerated in ${message.ms} ms: ${message.written.join(', ')}`);
@@ -116,10 +116,25 @@ function onCodegenMessage(message: CodegenMessage): void {
   });
 }
 
+/**
+ * Set once the first server start is over (it listens, or it failed). Only then do the checker and
+ * codegen's warm-up begin: on a machine of two cores, each would slow the first answer down.
+ */
+let serverStarted = false;
+function afterFirstServerStart(): void {
+  if (serverStarted || stopping) return;
+  serverStarted = true;
+  if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
+  startTypes();
+}
+
 /** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
 let codegenEnds: number[] = [];
+let codegen: ChildProcess | undefined;
 function startCodegen(): void {
   const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], { ipc: true });
+  codegen = child;
+  if (serverStarted) child.send({ kind: 'warm-up' } satisfies CodegenRequest);
   child.on('message', onCodegenMessage);
   child.once('exit', (code, signal) => {
     if (stopping) return;
@@ -159,8 +174,12 @@ const server = createDevServer({
   entry,
   env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' },
   print: printServerLine,
+  onStartFailed: afterFirstServerStart,
   onReport: (report: DevServerReport, startedInMs?: number) => {
-    if (report.kind === 'listening') onListening(report.urls, startedInMs ?? 0);
+    if (report.kind === 'listening') {
+      onListening(report.urls, startedInMs ?? 0);
+      afterFirstServerStart();
+    }
     else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
     else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (process, snapshots, subscriptions and sandbox kept)`);
   },
@@ -231,4 +250,3 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vo
 process.once('exit', releaseLock);
 watchCode();
 startCodegen();
-startTypes();

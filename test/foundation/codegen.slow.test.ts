@@ -4,6 +4,8 @@
  * field, and `npm run codegen:check` (graphql-codegen --check) fails listing the stale file until
  * `npm run codegen` runs. A codegen error is one message with file and line, no stack trace.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, type ProjectCopy, type ScriptRun } from '../support/project-copy.js';
 
@@ -49,6 +51,15 @@ describe('an unmodified project', () => {
     const check = await project.npmRun('codegen:check');
     expect(check.output).not.toContain('stale');
     expect(check.exitCode).toBe(0);
+  }, 60_000);
+
+  // codegen:check's second step (the first, graphql-codegen --check, passes here), run alone.
+  it('fails the fingerprint check when the fingerprint the dev loop starts from does not match generated/', async () => {
+    const fingerprint = await project.readText('generated/.codegen-fingerprint.json');
+    await project.writeText('generated/.codegen-fingerprint.json', fingerprint.replace(/"outputs": "[^"]+"/, '"outputs": "another"'));
+    const check = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/codegen-fingerprint.ts', '--check'], { cwd: project.dir }).catch((error: unknown) => error as { code: number; stderr: string });
+    await project.writeText('generated/.codegen-fingerprint.json', fingerprint);
+    expect(check).toMatchObject({ code: 1, stderr: 'generated/.codegen-fingerprint.json does not match the codegen inputs and generated/ as they are: run npm run codegen (it writes both)\n' });
   }, 60_000);
 
   it('typechecks', () => {

@@ -35,3 +35,21 @@ it('restarts an entry that does not swap schemas when the SDL is regenerated', a
   await printedEvent('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
   expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2']);
 });
+
+it('tells when a start ends without a server listening: code that throws at import, and a process that exits before it listens', async () => {
+  dir ??= await mkdtemp(join(tmpdir(), 'dev-server-'));
+  for (const [name, code, said] of [
+    ['throws.ts', "throw new Error('broken at import');\n", 'throws.ts:1:7 Error: broken at import'],
+    ['exits.ts', 'setTimeout(() => process.exit(3), 50);\n', 'exited (code 3)'],
+  ] as const) {
+    const entry = join(dir, name);
+    await writeFile(entry, code);
+    const printed: string[] = [];
+    let failed = 0;
+    const started = createDevServer({ entry, env: process.env, print: (line) => printed.push(line), onReport: () => undefined, onStartFailed: () => (failed += 1) });
+    await printedEvent(`the start of ${name} to fail`, () => failed > 0, printed);
+    await started.stop(5_000);
+    expect(failed).toBe(1);
+    expect(printed.join('\n')).toContain(said);
+  }
+});
