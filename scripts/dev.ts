@@ -48,6 +48,8 @@ const CODE_DIRS = ['src', ...PACKAGE_SOURCES, 'examples', dirname(entry)]
 const CODE_FILE = /\.(?:[cm]?[jt]s|json)$/;
 /** The checker's niceness: the server and codegen come first on a busy machine. */
 const TYPES_NICENESS = 10;
+/** How tsc and tsgo in watch mode end a full check: `… - Found 0 errors. Watching for file changes.` */
+const CHECK_DONE = / - Found \d+ errors?\./;
 
 function log(label: string, line: string): void {
   process.stdout.write(`[${label}] ${line}\n`);
@@ -117,15 +119,23 @@ function onCodegenMessage(message: CodegenMessage): void {
 }
 
 /**
- * Set once the first server start is over (it listens, or it failed). Only then do the checker and
- * codegen's warm-up begin: on a machine of two cores, each would slow the first answer down.
+ * The start, one thing at a time: on a machine of two cores each of these slows the one before it
+ * down. First the server (the first answer); once its start is over (it listens, or it failed), the
+ * checker's first full check (the first type errors); once that is done (or the checker ended),
+ * what only makes later steps faster: codegen's warm-up (the first save's regeneration) and a
+ * standby server process (the first code edit's restart).
  */
-let serverStarted = false;
+let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
-  if (serverStarted || stopping) return;
-  serverStarted = true;
-  if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
+  if (startPhase !== 'server' || stopping) return;
+  startPhase = 'types';
   startTypes();
+}
+function afterFirstTypecheck(): void {
+  if (startPhase !== 'types' || stopping) return;
+  startPhase = 'warm';
+  if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
+  server.prepareStandby();
 }
 
 /** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
@@ -134,7 +144,7 @@ let codegen: ChildProcess | undefined;
 function startCodegen(): void {
   const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], { ipc: true });
   codegen = child;
-  if (serverStarted) child.send({ kind: 'warm-up' } satisfies CodegenRequest);
+  if (startPhase === 'warm') child.send({ kind: 'warm-up' } satisfies CodegenRequest);
   child.on('message', onCodegenMessage);
   child.once('exit', (code, signal) => {
     if (stopping) return;
@@ -165,8 +175,10 @@ function startTypes(): void {
       log('types', line);
       const hint = missingResolverHint(line);
       if (hint !== undefined) log('types', `  ↳ ${hint}`);
+      if (CHECK_DONE.test(line)) afterFirstTypecheck();
     },
   });
+  child.once('exit', afterFirstTypecheck);
   if (child.pid !== undefined) setPriority(child.pid, TYPES_NICENESS);
 }
 
