@@ -4,7 +4,7 @@ import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'packages/*/dist/**', 'packages/*/needs-typescript-*.d.ts', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
+  { ignores: ['dist/**', '.test-dist/**', 'packages/*/dist/**', 'packages/*/needs-typescript-*.d.ts', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
@@ -30,8 +30,9 @@ export default tseslint.config(
   },
   {
     // Plain-Node scripts: those that must run before the build and without the devDependencies
-    // (scripts/build.mjs), and the benches' child processes that run on plain node (bench/**/*.mjs).
-    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
+    // (scripts/build.mjs), and the benches' and tests' child processes and preloads that run on plain
+    // node (bench/**/*.mjs, test/**/*.mjs).
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'test/**/*.mjs'],
     extends: [js.configs.recommended],
     languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
   },

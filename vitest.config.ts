@@ -66,7 +66,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: MAX_WORKERS,
-    globalSetup: ['test/support/build-packages.ts'],
+    globalSetup: ['test/support/global-build.ts'],
     reporters: ['default'],
     // `npm run test:coverage`: V8's own counters (no instrumentation), over the code we ship and run.
     coverage: {

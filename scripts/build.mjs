@@ -10,6 +10,15 @@
  *   node scripts/build.mjs --if-stale   build only if an input changed since the last build
  *                                       (`npm start`'s prestart); silent when dist/ is current
  *   node scripts/build.mjs --check      exit 0 if dist/ is current, 1 naming what changed
+ *   ... --out-dir <name>                build into (or check) <name>/ instead of dist/: a directory
+ *                                       directly in the project root, as dist/ is (the built modules
+ *                                       find schema/ and examples/overlay/ three levels above
+ *                                       dist/src/<dir>/), and one that only a build made (it holds a
+ *                                       record) or that does not exist yet, since a build replaces
+ *                                       it whole. `npm test` builds into .test-dist/ (its global
+ *                                       setup, test/support/global-build.ts), so the suite never
+ *                                       swaps dist/ under a running `npm start`, nor `npm start` or
+ *                                       `npm run build` swaps the tests' build under a test.
  *
  * A transpile, not a compile: no type is checked here (that is `npm run typecheck`, which CI runs)
  * and no declaration is written (a package's declarations are built when it is packed: its prepack
@@ -31,11 +40,13 @@
  * leaves the last good one in place, and a server already running from dist/ keeps its files.
  */
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
+/** Where the build goes unless `--out-dir` names another directory. */
 const DIST = 'dist';
-const RECORD = join(DIST, '.build-inputs.json');
+/** The record of the inputs, inside the output directory. */
+const RECORD = '.build-inputs.json';
 /** The service's modules: what `dist/src/main.js` and the example entries import. */
 const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'examples'];
 /**
@@ -103,10 +114,13 @@ async function currentInputs() {
   return inputs;
 }
 
-/** @returns {Promise<Map<string, string> | undefined>} the inputs of the last build, if dist/ has one */
-async function recordedInputs() {
+/**
+ * @param {string} outDir
+ * @returns {Promise<Map<string, string> | undefined>} the inputs of the last build, if `outDir` has one
+ */
+async function recordedInputs(outDir) {
   try {
-    const record = /** @type {{ inputs: Record<string, string> }} */ (JSON.parse(await readFile(join(root, RECORD), 'utf8')));
+    const record = /** @type {{ inputs: Record<string, string> }} */ (JSON.parse(await readFile(join(root, outDir, RECORD), 'utf8')));
     return new Map(Object.entries(record.inputs));
   } catch {
     return undefined;
@@ -114,12 +128,13 @@ async function recordedInputs() {
 }
 
 /**
- * Why dist/ is out of date with `inputs`, or undefined when it is current.
+ * Why the build in `outDir` is out of date with `inputs`, or undefined when it is current.
  * @param {Map<string, string>} inputs
+ * @param {string} outDir
  */
-async function staleness(inputs) {
-  const recorded = await recordedInputs();
-  if (recorded === undefined) return `${RECORD} is missing (never built, or built before this check existed)`;
+async function staleness(inputs, outDir) {
+  const recorded = await recordedInputs(outDir);
+  if (recorded === undefined) return `${outDir}/${RECORD} is missing (never built, or built before this check existed)`;
   const changed = [];
   for (const [path, signature] of inputs) {
     if (recorded.get(path) !== signature) changed.push(recorded.has(path) ? path : `${path} (new)`);
@@ -197,12 +212,13 @@ function plan(files, packages) {
 
 /**
  * Transpiles the service and the packages into a staging directory and, if that succeeds, puts it
- * in dist/'s place with the record of `inputs`. A failure leaves dist/ and its record as they
+ * in `outDir`'s place with the record of `inputs`. A failure leaves `outDir` and its record as they
  * were, so the next start builds again.
  * @param {Map<string, string>} inputs the inputs as they were before building: an edit during the build makes the next start rebuild
+ * @param {string} outDir
  * @returns {Promise<number>} the exit code
  */
-async function build(inputs) {
+async function build(inputs, outDir) {
   const esbuild = await loadEsbuild();
   const packages = await Promise.all(
     PACKAGES.map(async (pkg) => {
@@ -211,7 +227,7 @@ async function build(inputs) {
     }),
   );
   const { modules, copies } = plan(inputs.keys(), packages);
-  const staging = `${DIST}.building-${process.pid}`;
+  const staging = `${outDir}.building-${process.pid}`;
   await rm(join(root, staging), { recursive: true, force: true });
   try {
     try {
@@ -234,7 +250,7 @@ async function build(inputs) {
     } catch (error) {
       // esbuild has printed its errors, each with file:line:column.
       if (error instanceof Error && 'errors' in error) {
-        process.stderr.write(`build failed: ${DIST}/ is left as it was\n`);
+        process.stderr.write(`build failed: ${outDir}/ is left as it was\n`);
         return 1;
       }
       throw error;
@@ -245,30 +261,60 @@ async function build(inputs) {
     }
     for (const path of ASSETS) await cp(join(root, path), join(root, staging, path), { recursive: true });
     const record = { builtAt: new Date().toISOString(), inputs: Object.fromEntries(inputs) };
-    await writeFile(join(root, staging, relative(DIST, RECORD)), `${JSON.stringify(record, null, 1)}\n`);
-    await replaceDist(staging, DIST);
+    await writeFile(join(root, staging, RECORD), `${JSON.stringify(record, null, 1)}\n`);
+    await replaceDist(staging, outDir);
     return 0;
   } finally {
     await rm(join(root, staging), { recursive: true, force: true });
   }
 }
 
+const USAGE = 'usage: node scripts/build.mjs [--if-stale | --check] [--out-dir <name>]';
+
+/**
+ * The mode and the output directory from the command line, or the reason they are not usable.
+ * @param {string[]} args
+ * @returns {Promise<{ mode: string | undefined, outDir: string } | { error: string }>}
+ */
+async function parseArguments(args) {
+  /** @type {string | undefined} */
+  let mode;
+  /** @type {string | undefined} */
+  let outDir;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index];
+    if ((arg === '--if-stale' || arg === '--check') && mode === undefined) mode = arg;
+    else if (arg === '--out-dir' && outDir === undefined && index + 1 < args.length) outDir = args[++index];
+    else return { error: `${USAGE} (got ${args.join(' ')})` };
+  }
+  if (outDir === undefined || outDir === DIST) return { mode, outDir: DIST };
+  if (!/^[\w.-]+$/.test(outDir) || outDir === '.' || outDir === '..') return { error: `--out-dir: expected the name of a directory in the project root, got ${JSON.stringify(outDir)}` };
+  // A build replaces its directory whole: never one that holds something else (src, test…).
+  const exists = await stat(join(root, outDir)).then(
+    () => true,
+    () => false,
+  );
+  if (exists && (await recordedInputs(outDir)) === undefined) return { error: `--out-dir: ${outDir}/ exists and holds no ${RECORD}: not a build's directory, left alone` };
+  return { mode, outDir };
+}
+
 async function main() {
-  const mode = process.argv[2];
-  if (mode !== undefined && mode !== '--if-stale' && mode !== '--check') {
-    process.stderr.write(`usage: node scripts/build.mjs [--if-stale | --check] (got ${mode})\n`);
+  const parsed = await parseArguments(process.argv.slice(2));
+  if ('error' in parsed) {
+    process.stderr.write(`${parsed.error}\n`);
     return 2;
   }
+  const { mode, outDir } = parsed;
   const inputs = await currentInputs();
-  if (mode === undefined) return build(inputs);
-  const reason = await staleness(inputs);
+  if (mode === undefined) return build(inputs, outDir);
+  const reason = await staleness(inputs, outDir);
   if (reason === undefined) return 0;
   if (mode === '--check') {
-    process.stdout.write(`dist/ is out of date: ${reason}\n`);
+    process.stdout.write(`${outDir}/ is out of date: ${reason}\n`);
     return 1;
   }
-  process.stderr.write(`building dist/: ${reason}\n`);
-  return build(inputs);
+  process.stderr.write(`building ${outDir}/: ${reason}\n`);
+  return build(inputs, outDir);
 }
 
 main().then(

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ConfigError, loadConfig } from '../src/config.js';
+import { builtModule, START_NODE_FLAGS } from './support/built-module.js';
 import { configErrorOf } from './support/config-error.js';
 import { sandboxCredentials } from '../src/sandbox/credentials.js';
 
@@ -122,15 +121,14 @@ describe('loadConfig', () => {
   });
 });
 
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
 /**
- * Runs src/main.ts in `cwd` with exactly `env` (and PATH). With `whileServing`, once the start line
- * names the URL, runs it against the server, then sends SIGTERM.
+ * Runs src/main.ts as `npm start` does (built, with the start script's node flags) in `cwd` with
+ * exactly `env` (and PATH). With `whileServing`, once the start line names the URL, runs it against
+ * the server, then sends SIGTERM.
  */
 function runMain(env: Record<string, string>, whileServing?: (url: string) => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')], {
+    const child = spawn(process.execPath, [...START_NODE_FLAGS, builtModule('src/main.ts')], {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

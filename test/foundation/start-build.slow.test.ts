@@ -4,6 +4,7 @@
  * esbuild, TypeScript or any devDependency); after a source file is touched it rebuilds first.
  * `--check` sees edited, new and deleted inputs and a file put back with an older mtime. The build
  * transpiles: a type error does not stop it, a syntax error does, and leaves the last good dist/.
+ * `--out-dir` (the tests' own build) builds elsewhere and leaves dist/ alone.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -20,10 +21,10 @@ const BUILD_MESSAGE = 'building dist/';
 
 let copy: ProjectCopy;
 
-/** `node scripts/build.mjs --check` in the copy. */
-async function check(): Promise<{ exitCode: number; output: string }> {
+/** `node scripts/build.mjs <args>` in the copy, `--check` by default. */
+async function check(args: readonly string[] = ['--check']): Promise<{ exitCode: number; output: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--check'], { cwd: copy.dir });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build.mjs', ...args], { cwd: copy.dir });
     return { exitCode: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -98,6 +99,27 @@ describe('npm start on a built tree', () => {
     }
     expect(await buildMarks()).toEqual(before);
   }, 180_000);
+});
+
+describe('--out-dir', () => {
+  it('builds into another directory of the project, which --check then finds current, and leaves dist/ as it was', async () => {
+    const before = await buildMarks();
+    const build = await check(['--if-stale', '--out-dir', 'other-build']);
+    expect(build.exitCode, build.output).toBe(0);
+    expect(build.output).toContain('building other-build/: other-build/.build-inputs.json is missing');
+    await expect(stat(join(copy.dir, 'other-build/src/main.js'))).resolves.toBeDefined();
+    expect(JSON.parse(await copy.readText('other-build/.build-inputs.json'))).toMatchObject({ inputs: JSON.parse(before.record).inputs });
+    expect(await check(['--check', '--out-dir', 'other-build'])).toEqual({ exitCode: 0, output: '' });
+    expect(await buildMarks()).toEqual(before);
+    await rm(join(copy.dir, 'other-build'), { recursive: true });
+  }, 120_000);
+
+  it('refuses a directory that no build made (a build replaces its directory whole), and a path', async () => {
+    const refused = await check(['--out-dir', 'src']);
+    expect(refused).toEqual({ exitCode: 2, output: '--out-dir: src/ exists and holds no .build-inputs.json: not a build\'s directory, left alone\n' });
+    await expect(stat(join(copy.dir, 'src/main.ts'))).resolves.toBeDefined();
+    expect((await check(['--out-dir', '../elsewhere'])).output).toBe('--out-dir: expected the name of a directory in the project root, got "../elsewhere"\n');
+  });
 });
 
 describe('npm start after a source changed', () => {

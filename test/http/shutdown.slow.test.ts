@@ -7,14 +7,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/app.js';
 import { FileTokenStore } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { builtModule, START_NODE_FLAGS } from '../support/built-module.js';
 import { eventually } from '../support/eventually.js';
 import { liveModeEnv } from '../support/live-env.js';
 
 /**
- * Shutdown and crashes lose no token — on the real service process (`src/main.ts`, run with tsx)
- * in live mode against a sandbox whose token endpoint is slowed. The sandbox retires the presented
- * refresh token as soon as the refresh request arrives (a real authorization server does too), so
- * a service that exits or dies before saving the answer has lost the only valid refresh token.
+ * Shutdown and crashes lose no token — on the real service process (`src/main.ts` as `npm start`
+ * runs it: built, on node with the start script's flags; test/support/built-module.ts) in live mode
+ * against a sandbox whose token endpoint is slowed. The sandbox retires the presented refresh token
+ * as soon as the refresh request arrives (a real authorization server does too), so a service that
+ * exits or dies before saving the answer has lost the only valid refresh token.
  *
  * - SIGTERM with a refresh in flight: the process waits for the answer and the save, exits 0, and
  *   the next start refreshes with the saved token;
@@ -28,8 +30,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVICE_WAIT_MS = 30_000;
 /** src/main.ts: a signal repeated within this time is the same request to stop (npm forwards a Ctrl-C twice). */
 const REPEATED_SIGNAL_MS = 1_000;
-const MAIN = join(ROOT, 'src/main.ts');
-const HOLD_TOKEN_SAVE = join(ROOT, 'test/support/hold-token-save.ts');
+const MAIN = builtModule('src/main.ts');
+const HOLD_TOKEN_SAVE = join(ROOT, 'test/support/hold-token-save.mjs');
 
 interface Service {
   child: ChildProcess;
@@ -59,7 +61,7 @@ afterEach(async () => {
 });
 
 function startService(env: Record<string, string> = {}, preload?: 'rename' | 'write'): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(preload === undefined ? [] : ['--import', HOLD_TOKEN_SAVE]), MAIN], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, ...(preload === undefined ? [] : ['--import', HOLD_TOKEN_SAVE]), MAIN], {
     cwd: ROOT,
     stdio: 'pipe',
     env: {
@@ -109,7 +111,7 @@ async function tokenRequests(): Promise<number> {
   return ((await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as { requests: { token: number } }).requests.token;
 }
 
-/** A process of its own (tsx compiles it at start): generous on a loaded machine. */
+/** A process of its own: generous on a loaded machine. */
 function waitFor<T>(what: string, probe: () => Promise<T> | T): Promise<Exclude<T, undefined | false>> {
   return eventually(what, probe, { timeoutMs: SERVICE_WAIT_MS });
 }

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTemporaryFiles } from '@channel-graph/oauth2/atomic-file';
 
-const WRITER = fileURLToPath(new URL('./support/atomic-writer.ts', import.meta.url));
+const WRITER = fileURLToPath(new URL('./support/atomic-writer.mjs', import.meta.url));
 const KILLS = 15;
 
 let directory: string;
@@ -25,7 +25,7 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 
 /** Starts the writer and resolves once its first version is on disk. */
 async function startWriter(target: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, target], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [WRITER, target], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   await new Promise<void>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (text: string) => text.includes('ready') && resolve());

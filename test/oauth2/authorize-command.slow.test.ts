@@ -8,15 +8,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/channel/membership-oauth.js';
 import type { TokenHash } from '@channel-graph/oauth2';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { builtModule } from '../support/built-module.js';
 import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { describeWithBinary } from '../support/system-binary.js';
 import { type RunningProvider, startProvider } from './support/oidc.js';
 
 /**
  * The login command as a user runs it — its own process (the `npm run authorize` entry,
- * src/authorize-main.ts) — with the authorization page opened in real headless Chromium.
+ * src/authorize-main.ts, built and run on plain node as that script does) — with the authorization
+ * page opened in real headless Chromium.
  */
-const ENTRY = fileURLToPath(new URL('../../src/authorize-main.ts', import.meta.url));
+const ENTRY = builtModule('src/authorize-main.ts');
 
 interface Spawned {
   child: ChildProcess;
@@ -27,7 +29,7 @@ interface Spawned {
 }
 
 function spawnCommand(args: string[], env: Record<string, string>, cwd: string): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { PATH: process.env.PATH ?? '', ...env, ENV_FILE: join(cwd, 'no.env') }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [ENTRY, ...args], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { PATH: process.env.PATH ?? '', ...env, ENV_FILE: join(cwd, 'no.env') }, stdio: 'pipe' });
   let out = '';
   let err = '';
   const url = new Promise<string>((resolve, reject) => {

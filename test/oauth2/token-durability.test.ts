@@ -144,15 +144,18 @@ describe('drain(): shutting down with a refresh in flight', () => {
 });
 
 describe('recover(): a save cut short by a crash', () => {
-  const SOURCE = fileURLToPath(new URL('../../packages/oauth2/src/token-store.ts', import.meta.url));
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-  /** A child process saves `token` to `path` and is killed (SIGKILL) where the rename would happen. */
+  /**
+   * A child process saves `token` to `path` and is killed (SIGKILL) where the rename would happen.
+   * It runs on plain node, so the package resolves as an installed app's does: to its build.
+   */
   function killedBetweenWriteAndRename(path: string, token: TokenHash): void {
     const script = [
-      `import { FileTokenStore } from ${JSON.stringify(SOURCE)};`,
+      `import { FileTokenStore } from '@channel-graph/oauth2';`,
       `await new FileTokenStore(${JSON.stringify(path)}, { rename: () => process.kill(process.pid, 'SIGKILL') }).save(${JSON.stringify(token)});`,
     ].join('\n');
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(child.signal).toBe('SIGKILL');
   }
 

@@ -205,13 +205,14 @@ describe('TokenKeeper', () => {
     const path = join(dir, 'killed', 'token.json');
     const good: TokenHash = { access_token: 'good-access', refresh_token: 'good-refresh' };
     await new FileTokenStore(path).save(good);
-    // The child writes and flushes the temporary file, then dies where the rename would happen.
+    // The child writes and flushes the temporary file, then dies where the rename would happen. It
+    // runs on plain node, so the package resolves as an installed app's does: to its build.
     const script = [
-      `import { FileTokenStore } from ${JSON.stringify(fileURLToPath(new URL('../../packages/oauth2/src/token-store.ts', import.meta.url)))};`,
+      `import { FileTokenStore } from '@channel-graph/oauth2';`,
       `await new FileTokenStore(${JSON.stringify(path)}, { rename: () => process.kill(process.pid, 'SIGKILL') })`,
       `  .save({ access_token: 'never-renamed', refresh_token: 'x' });`,
     ].join('\n');
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' });
     expect(child.signal).toBe('SIGKILL');
     const files = await readdir(join(dir, 'killed'));
     expect(files.filter((name) => name.endsWith('.tmp'))).toHaveLength(1); // the torn write is left behind …

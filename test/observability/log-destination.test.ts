@@ -13,8 +13,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, LOG_BATCH_BYTES, LOG_BATCH_MS, logDestination, MAX_PENDING_LOG_BYTES, type Logger } from '../../src/observability/logger.js';
+import { builtModule } from '../support/built-module.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -109,10 +111,11 @@ describe('the log destination', () => {
   });
 
   describe('lines still held are written when the process exits', () => {
+    // A process of its own: the logger as built, on plain node (test/support/built-module.ts).
     const script = (path: string, end: string): string =>
       [
         `import { once } from 'node:events';`,
-        `import { createLogger, logDestination } from ${JSON.stringify(new URL('../../src/observability/logger.ts', import.meta.url).href)};`,
+        `import { createLogger, logDestination } from ${JSON.stringify(pathToFileURL(builtModule('src/observability/logger.ts')).href)};`,
         `const destination = logDestination(${JSON.stringify(path)});`,
         "await once(destination.stream, 'ready');",
         "const logger = createLogger({ level: 'info', destination });",
@@ -127,7 +130,7 @@ describe('the log destination', () => {
     for (const [when, { end, status }] of Object.entries(ends)) {
       it(when, async () => {
         const path = join(await tempDir(), 'log.jsonl');
-        const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(path, end)], { encoding: 'utf8' });
+        const run = spawnSync(process.execPath, ['--input-type=module', '-e', script(path, end)], { encoding: 'utf8' });
         expect(run.status).toBe(status);
         expect((await linesOf(path)).map((line) => line.requestId)).toEqual(['x0', 'x1', 'x2', 'x3', 'x4']);
       });

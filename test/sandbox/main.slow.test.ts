@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { membersConfigSchema } from '../../src/channel/members-config.js';
+import { builtModule } from '../support/built-module.js';
 
-const MAIN = fileURLToPath(new URL('../../src/sandbox/main.ts', import.meta.url));
+/** The entry built, on plain node: what is tested is the process, not how TypeScript is loaded. */
+const MAIN = builtModule('src/sandbox/main.ts');
 
 describe('npm run sandbox (src/sandbox/main.ts)', () => {
   it('listens on SANDBOX_PORT, prints its URL, the .env lines and a valid members.json, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    const child = spawn(process.execPath, [MAIN], {
       env: { ...process.env, SANDBOX_PORT: '0', SANDBOX_PATRONS: '5' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -39,7 +40,7 @@ describe('npm run sandbox (src/sandbox/main.ts)', () => {
   });
 
   it.each(['eighty', '70000'])('refuses SANDBOX_PORT=%s with one line naming it and exit code 78 (EX_CONFIG)', async (port) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, SANDBOX_PORT: port }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, SANDBOX_PORT: port }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [code] = (await once(child, 'exit')) as [number | null];

@@ -1,7 +1,8 @@
 /**
- * Replicas of the service as separate processes (`src/main.ts` under tsx), each with its own port
- * and DATA_DIR, in live mode against one sandbox and sharing one Redis — what several replicas
- * behind a load balancer are. Only the variables given reach a replica (plus PATH), so the caller's
+ * Replicas of the service as separate processes (`src/main.ts` as `npm start` runs it: built, on
+ * node with the start script's flags; test/support/built-module.ts), each with its own port and
+ * DATA_DIR, in live mode against one sandbox and sharing one Redis — what several replicas behind a
+ * load balancer are. Only the variables given reach a replica (plus PATH), so the caller's
  * environment cannot change what is tested.
  *
  *   const replicas = await startReplicas(3, { sandbox, redisUrl: redis.url, dir });
@@ -13,11 +14,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { builtModule, START_NODE_FLAGS } from './built-module.js';
 import { eventually } from './eventually.js';
 import { liveModeEnv } from './live-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'src/main.ts');
+const MAIN = builtModule('src/main.ts');
 const START_DEADLINE_MS = 60_000;
 
 export interface Replica {
@@ -43,7 +45,7 @@ export interface ReplicaOptions {
 }
 
 function startReplica(index: number, options: ReplicaOptions, membersConfig: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, MAIN], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

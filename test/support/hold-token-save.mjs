@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Preloaded (`node --import`) into a service process by the crash tests, to hold the save of the
  * membership token at one exact point until the test kills the process with SIGKILL:
@@ -7,7 +8,8 @@
  *
  * It prints `holding the token save (<mode>)` on stdout when the point is reached. The service's
  * own code runs unchanged; this patches node:fs/promises, whose named exports the service imports
- * (syncBuiltinESMExports updates them).
+ * (syncBuiltinESMExports updates them). Plain JavaScript (JSDoc types): the service it is preloaded
+ * into is the built one, on plain node.
  */
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
@@ -16,9 +18,10 @@ const mode = process.env.HOLD_TOKEN_SAVE;
 const TOKEN_FILE = /membership-token\.json$/;
 const TOKEN_TEMPORARY = /membership-token\.json\.\d+\.[0-9a-f]{12}\.tmp$/;
 
-function holdForever(): Promise<never> {
+/** @returns {Promise<never>} */
+function holdForever() {
   process.stdout.write(`holding the token save (${mode ?? ''})\n`);
-  return new Promise<never>(() => undefined);
+  return new Promise(() => undefined);
 }
 
 if (mode === 'rename') {
@@ -29,7 +32,8 @@ if (mode === 'rename') {
   };
 } else if (mode === 'write') {
   const open = fs.promises.open;
-  fs.promises.open = async (...args: Parameters<typeof open>) => {
+  /** @param {Parameters<typeof open>} args */
+  fs.promises.open = async (...args) => {
     const handle = await open(...args);
     if (TOKEN_TEMPORARY.test(String(args[0]))) {
       handle.writeFile = async (data) => {
