@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMembershipSource } from '../../src/channel/membership.js';
 import { UpstreamError, type UpstreamSource } from '../../src/channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from '../../src/channel/video.js';
@@ -21,29 +21,35 @@ let sandbox: RunningSandbox;
 let silent: HungUpstream;
 let stalledBody: HungUpstream;
 const clients: OAuth2Client[] = [];
-let stopCollecting: (() => void) | undefined;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ seed: 3 });
   silent = await startHungUpstream('silent');
   stalledBody = await startHungUpstream('stalledBody');
 });
-afterEach(() => stopCollecting?.());
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
   await Promise.all([silent.close(), stalledBody.close(), sandbox.close()]);
 });
 
-/** Fetches with a live caller signal under continuous GC; resolves with the error and the time it took. */
+/**
+ * Fetches with a live caller signal under continuous GC; resolves with the error and the time it
+ * took. The collection stops with the fetch: left running (this file shares its worker with others)
+ * it would slow every later file in the worker down several times over.
+ */
 async function fetchFailure<T>(source: UpstreamSource<T>): Promise<{ error: unknown; ms: number }> {
-  stopCollecting = collectGarbageContinuously();
+  const stopCollecting = collectGarbageContinuously();
   const caller = new AbortController();
   const started = performance.now();
-  const error = await source.fetch(caller.signal).then(
-    () => new Error('the fetch succeeded'),
-    (failure: unknown) => failure,
-  );
-  return { error, ms: performance.now() - started };
+  try {
+    const error = await source.fetch(caller.signal).then(
+      () => new Error('the fetch succeeded'),
+      (failure: unknown) => failure,
+    );
+    return { error, ms: performance.now() - started };
+  } finally {
+    stopCollecting();
+  }
 }
 
 function membershipSource(site: string, token: { expired: boolean }) {

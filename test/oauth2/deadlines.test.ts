@@ -1,10 +1,9 @@
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OAuth2AbortError, OAuth2BaseError, OAuth2Client, OAuth2ConnectionError, OAuth2TimeoutError } from '@channel-graph/oauth2';
 import { eventually } from '../support/eventually.js';
+import { collectGarbageContinuously } from '../support/hung-upstream.js';
 
 /**
  * `connection.timeout` must fire on Node 20, 22 and 24 whatever the caller passes as `signal`, and
@@ -12,8 +11,6 @@ import { eventually } from '../support/eventually.js';
  * garbage collector runs every few milliseconds while the client waits, which is what makes Node 20
  * lose an `AbortSignal.any([signal, AbortSignal.timeout(ms)])` timeout.
  */
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 interface Upstream {
   url: string;
@@ -54,7 +51,8 @@ async function startUpstream(answer: string | undefined): Promise<Upstream> {
 let silent: Upstream;
 let stalledBody: Upstream;
 const clients: OAuth2Client[] = [];
-let collecting: NodeJS.Timeout | undefined;
+/** Stops the forced garbage collection of the running test (each test that needs it starts its own). */
+let stopCollecting: (() => void) | undefined;
 
 beforeAll(async () => {
   silent = await startUpstream(undefined);
@@ -66,7 +64,8 @@ afterAll(async () => {
   await Promise.all([silent.close(), stalledBody.close()]);
 });
 afterEach(() => {
-  clearInterval(collecting);
+  stopCollecting?.();
+  stopCollecting = undefined;
 });
 
 function client(site: string, timeout: number): OAuth2Client {
@@ -75,14 +74,10 @@ function client(site: string, timeout: number): OAuth2Client {
   return created;
 }
 
-/** Forces a full garbage collection every 5 ms until the test ends. */
-function collectGarbageContinuously(): void {
-  collecting = setInterval(gc, 5);
-}
 
 describe('connection.timeout is a deadline that really fires', () => {
   it('an upstream that accepts the connection and never answers: OAuth2TimeoutError, with a caller signal, under forced GC', async () => {
-    collectGarbageContinuously();
+    stopCollecting = collectGarbageContinuously();
     const caller = new AbortController();
     const started = Date.now();
     const error = await client(silent.url, 300).request('get', 'never', { signal: caller.signal }).catch((e: unknown) => e);
@@ -95,7 +90,7 @@ describe('connection.timeout is a deadline that really fires', () => {
   });
 
   it('an upstream that sends the headers and then stalls the body: OAuth2TimeoutError (the deadline covers the body)', async () => {
-    collectGarbageContinuously();
+    stopCollecting = collectGarbageContinuously();
     const caller = new AbortController();
     const error = await client(stalledBody.url, 300).clientCredentials.getToken({}, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OAuth2TimeoutError);
@@ -105,7 +100,7 @@ describe('connection.timeout is a deadline that really fires', () => {
   });
 
   it("the caller's own signal still aborts first, as OAuth2AbortError (named AbortError) with the signal's reason", async () => {
-    collectGarbageContinuously();
+    stopCollecting = collectGarbageContinuously();
     const caller = new AbortController();
     const before = silent.requests;
     const pending = client(silent.url, 60_000).request('get', 'never', { signal: caller.signal }).catch((e: unknown) => e);
