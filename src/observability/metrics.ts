@@ -1,6 +1,7 @@
 /**
- * The service's Prometheus metrics (prom-client), in a registry of their own per app instance: no
- * global state, so several apps (tests) keep separate counts. Every label takes values from a
+ * The service's Prometheus metrics (prom-client), in a registry of their own per app instance, so
+ * several apps in one process (tests) keep separate counts; only node's process metrics are shared,
+ * as the process is. Every label takes values from a
  * bounded set: routes and sources are fixed lists, GraphQL operation names are capped. What every
  * request counts (requests, operations, response-cache lookups) goes to prom-client children kept
  * per label set (bounded-labels.ts): a child is made once per label set, not per request.
@@ -53,7 +54,7 @@ export interface CreateMetricsOptions {
   snapshots: () => Record<SourceName, SourceHealth>;
   /** The open event streams per transport (a WebSocket connection counts once, whatever it subscribes to). */
   eventSubscribers?: () => Record<EventTransport, number>;
-  /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
+  /** Node process metrics (CPU, memory, event loop lag, GC: the process's, shared by its apps); default true. */
   processMetrics?: boolean;
 }
 
@@ -67,10 +68,25 @@ function counterLabels<L extends string>(configuration: CounterConfiguration<L> 
   return boundedLabels(new Counter(configuration), configuration.labelNames);
 }
 
+/**
+ * Node's process metrics (CPU, memory, event-loop lag, GC), in one registry per process, made on
+ * first use. prom-client's collectors never stop (each call starts an event-loop delay monitor
+ * sampling every 10 ms and a GC observer), so a registry of them per app kept every one of them
+ * running in a process that makes many apps (an embedder, a test run): a hundred apps in one process
+ * slowed everything in it several times over. They describe the process, which its apps share.
+ */
+let processRegistry: Registry | undefined;
+function processMetricsRegistry(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   const registry = new Registry();
   const registers = [registry];
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const { snapshots } = options;
   new Gauge({ name: 'channel_graph_mode', help: 'Where the data comes from: 1 for the mode of this process (live, or sandbox: made-up test data)', labelNames: ['mode'], registers }).set(
     { mode: options.mode },
@@ -110,8 +126,7 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
   }
 
   const knownOperations = new Set<string>();
-  return {
-    registry,
+  const metrics: Omit<ChannelMetrics, 'registry'> = {
     httpDuration: histogramLabels({
       name: 'http_request_duration_seconds',
       help: 'Time from the request to the end of its answer, by method, route and status (_count: requests answered)',
@@ -156,4 +171,6 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       return name;
     },
   };
+  // Merged once every metric of the app is registered (a merge takes the metrics registered by then).
+  return { ...metrics, registry: (options.processMetrics ?? true) ? Registry.merge([registry, processMetricsRegistry()]) : registry };
 }
