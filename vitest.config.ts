@@ -18,16 +18,15 @@ const COVERAGE = process.argv.includes('--coverage');
 
 /**
  * In-process test files that change what the process shares (module mocks, the environment, a faked
- * clock, OpenTelemetry's global providers), and the prepared-operations property test (in a worker
- * that had run many files it twice stalled past its timeout; alone it takes 2 s): each runs in a
- * fresh worker. The other in-process files share their workers and the modules those have loaded
- * (`isolate: false`), which saves each file its own process and its own imports of yoga, graphql,
- * pino and the rest.
+ * clock, OpenTelemetry's global providers): each runs in a fresh worker. The other in-process files
+ * share their workers and the modules those have loaded (`isolate: false`), which saves each file its
+ * own process and its own imports of yoga, graphql, pino and the rest — and so must leave nothing
+ * running: a timer or a collector a file leaves behind slows every later file in its worker (a
+ * forced-GC interval left running once made one file per run take 30-50 s instead of 3).
  */
 const OWN_WORKER = [
   'test/config.test.ts',
   'test/graphql/document-cache.test.ts',
-  'test/graphql/prepared-operations.test.ts',
   'test/graphql/resolver-coverage.test.ts',
   'test/graphql/schema-reload.test.ts',
   'test/oauth2/debug-log.test.ts',

@@ -182,3 +182,17 @@ describe('label values stay bounded', () => {
     expect(metrics.operationLabel(undefined)).toBe('(anonymous)');
   });
 });
+
+describe("node's process metrics", () => {
+  it('are collected once per process, whatever the number of apps in it, and scraped with each app (without them when turned off)', async () => {
+    const [first, second] = [1, 2].map(() => createMetrics({ mode: 'live', snapshots: () => ({}) as never }));
+    const cpu = first?.registry.getSingleMetric('process_cpu_user_seconds_total');
+    expect(cpu).toBeDefined();
+    // The same collector, not one more per app (prom-client's never stop: an event-loop monitor and a GC observer each).
+    expect(second?.registry.getSingleMetric('process_cpu_user_seconds_total')).toBe(cpu);
+    expect(await second?.registry.metrics()).toMatch(/^process_cpu_user_seconds_total \d/m);
+    const without = createMetrics({ mode: 'live', snapshots: () => ({}) as never, processMetrics: false });
+    expect(await without.registry.metrics()).not.toContain('process_cpu_user_seconds_total');
+    expect(await without.registry.metrics()).toContain('channel_graph_mode{mode="live"} 1');
+  });
+});
