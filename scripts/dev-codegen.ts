@@ -168,9 +168,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 watchInputs();
 watchOutputs();
-// Not when a generation has loaded the CLI already, or is about to.
+// The warm-up waits for the start-up check, and is not needed when a generation has loaded the CLI
+// already or is about to.
+let warmUpAsked = false;
+let checked = false;
+const warmUpIfIdle = (): void => {
+  if (warmUpAsked && checked && cli === undefined && running === undefined && pending.size === 0) void warmUp();
+};
 process.on('message', (request: CodegenRequest) => {
-  if (request.kind === 'warm-up' && cli === undefined && running === undefined && pending.size === 0) void warmUp();
+  if (request.kind !== 'warm-up') return;
+  warmUpAsked = true;
+  warmUpIfIdle();
 });
 if (outputs.every(({ path }) => existsSync(path)) && (await matchesFingerprint())) tell({ kind: 'up-to-date' });
 else schedule(outputs.map(({ path }) => path));
+checked = true;
+warmUpIfIdle();
