@@ -89,8 +89,10 @@ async function generateOutputs(paths: ReadonlySet<string>): Promise<void> {
     tell({ kind: 'failed', message: withoutStack(error instanceof Error ? error.message : String(error)) });
     return;
   }
-  tell({ kind: 'regenerated', written: written.sort(), ms: Math.round(performance.now() - started) });
+  const ms = Math.round(performance.now() - started);
+  // Before the report: once the loop says regenerated, nothing more is written to generated/.
   await saveFingerprint();
+  tell({ kind: 'regenerated', written: written.sort(), ms });
 }
 
 /** Outputs to generate on the next run (the output paths of codegen.ts). */
