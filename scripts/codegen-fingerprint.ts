@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { glob } from 'tinyglobby';
@@ -50,42 +50,42 @@ export function inputsOf(output: CodegenOutput): string[] {
 /** Every input pattern of codegen.ts's outputs. */
 export const allInputPatterns = [...new Set(Object.values(config.generates).flatMap((output) => inputsOf(output as CodegenOutput)))];
 
-async function hashFiles(files: readonly string[]): Promise<string> {
-  const contents = await Promise.all(files.map(async (file) => [file, await readFile(file, 'utf8').catch(() => '')]));
+async function hashFiles(root: string, files: readonly string[]): Promise<string> {
+  const contents = await Promise.all(files.map(async (file) => [file, await readFile(join(root, file), 'utf8').catch(() => '')]));
   const hash = createHash('sha256');
   for (const part of contents.flat()) hash.update(part).update('\0');
   return hash.digest('base64url');
 }
 
-async function fingerprint(): Promise<Fingerprint> {
-  const inputs = [...(await glob(allInputPatterns, { expandDirectories: false })), ...GENERATOR_FILES].sort();
-  const generated = (await glob(['generated/**'], { expandDirectories: false })).sort();
-  return { inputs: await hashFiles(inputs), outputs: await hashFiles(generated) };
+async function fingerprint(root: string): Promise<Fingerprint> {
+  const inputs = [...(await glob(allInputPatterns, { cwd: root, expandDirectories: false })), ...GENERATOR_FILES].sort();
+  const generated = (await glob(['generated/**'], { cwd: root, expandDirectories: false })).sort();
+  return { inputs: await hashFiles(root, inputs), outputs: await hashFiles(root, generated) };
 }
 
 /** The committed fingerprint; undefined when there is none, or not one this module wrote. */
-async function readSaved(): Promise<Partial<Fingerprint> | undefined> {
+async function readSaved(root: string): Promise<Partial<Fingerprint> | undefined> {
   try {
-    return JSON.parse(await readFile(FINGERPRINT_FILE, 'utf8')) as Partial<Fingerprint>;
+    return JSON.parse(await readFile(join(root, FINGERPRINT_FILE), 'utf8')) as Partial<Fingerprint>;
   } catch {
     return undefined;
   }
 }
 
-/** Whether generated/ is what a codegen run made from the inputs as they are now. */
-export async function matchesFingerprint(): Promise<boolean> {
-  const [now, saved] = await Promise.all([fingerprint(), readSaved()]);
+/** Whether generated/ under the project directory `root` is what a codegen run made from the inputs as they are now. */
+export async function matchesFingerprint(root: string): Promise<boolean> {
+  const [now, saved] = await Promise.all([fingerprint(root), readSaved(root)]);
   return saved?.inputs === now.inputs && saved.outputs === now.outputs;
 }
 
-/** Records the files as they are now: call once a codegen run has written them. */
-export async function saveFingerprint(): Promise<void> {
-  await writeFile(FINGERPRINT_FILE, `${JSON.stringify(await fingerprint(), null, 2)}\n`);
+/** Records the files under the project directory `root` as they are now: call once a codegen run has written them. */
+export async function saveFingerprint(root: string): Promise<void> {
+  await writeFile(join(root, FINGERPRINT_FILE), `${JSON.stringify(await fingerprint(root), null, 2)}\n`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (!process.argv.includes('--check')) await saveFingerprint();
-  else if (!(await matchesFingerprint())) {
+  if (!process.argv.includes('--check')) await saveFingerprint(process.cwd());
+  else if (!(await matchesFingerprint(process.cwd()))) {
     process.stderr.write(`${FINGERPRINT_FILE} does not match the codegen inputs and generated/ as they are: run npm run codegen (it writes both)\n`);
     process.exitCode = 1;
   }

@@ -91,7 +91,7 @@ async function generateOutputs(paths: ReadonlySet<string>): Promise<void> {
   }
   const ms = Math.round(performance.now() - started);
   // Before the report: once the loop says regenerated, nothing more is written to generated/.
-  await saveFingerprint();
+  await saveFingerprint(process.cwd());
   tell({ kind: 'regenerated', written: written.sort(), ms });
 }
 
@@ -182,7 +182,7 @@ process.on('message', (request: CodegenRequest) => {
   warmUpAsked = true;
   warmUpIfIdle();
 });
-if (outputs.every(({ path }) => existsSync(path)) && (await matchesFingerprint())) tell({ kind: 'up-to-date' });
+if (outputs.every(({ path }) => existsSync(path)) && (await matchesFingerprint(process.cwd()))) tell({ kind: 'up-to-date' });
 else schedule(outputs.map(({ path }) => path));
 checked = true;
 warmUpIfIdle();
