@@ -32,12 +32,6 @@ export interface DevServer {
   restart(reason: string): void;
   /** The SDL was regenerated: the running server serves it (a server starting reads it anyway). */
   reloadSchema(): void;
-  /**
-   * Loads the next server process ahead (a standby: its runtime dependencies imported), so that the
-   * next code change restarts quickly. Each restart then makes the next standby itself; the first is
-   * made only when asked, so that it does not compete with what the start does.
-   */
-  prepareStandby(): void;
   /** Stops every server process (SIGTERM, then SIGKILL after `graceMs`). */
   stop(graceMs: number): Promise<void>;
 }
@@ -60,8 +54,6 @@ export function createDevServer(options: DevServerOptions): DevServer {
   let cycle: Promise<void> | undefined;
   let again: string | undefined;
   let startedAt = 0;
-  /** The first start makes no standby: `prepareStandby` does, when the caller says the machine is free. */
-  let replacedOnce = false;
   /** Server processes stopped on purpose (their exit is no news). */
   const retiring = new WeakSet<ChildProcess>();
   /** Server processes that said they swap a regenerated SDL in (src/lib/dev-loop.ts); others are restarted. */
@@ -114,8 +106,6 @@ export function createDevServer(options: DevServerOptions): DevServer {
 
   async function replace(reason: string): Promise<void> {
     startedAt = performance.now();
-    const first = !replacedOnce;
-    replacedOnce = true;
     const next = standby ?? spawnServerProcess(running !== undefined);
     standby = undefined;
     const ready = await next.next('standing-by');
@@ -130,11 +120,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
       send(next, { kind: 'start' });
     }
     // The next standby loads while the developer reads the answer, not during the restart.
-    if (!first) prepareStandby();
-  }
-
-  function prepareStandby(): void {
-    if (!stopping && standby === undefined) standby = spawnServerProcess();
+    if (!stopping) standby = spawnServerProcess();
   }
 
   function restart(reason: string): void {
@@ -154,7 +140,6 @@ export function createDevServer(options: DevServerOptions): DevServer {
   restart('start');
   return {
     restart,
-    prepareStandby,
     reloadSchema() {
       if (running === undefined || hasExited(running.child)) return;
       if (reloadable.has(running.child)) send(running, { kind: 'reload-schema' });

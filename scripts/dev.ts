@@ -119,11 +119,11 @@ function onCodegenMessage(message: CodegenMessage): void {
 }
 
 /**
- * The start, one thing at a time: on a machine of two cores each of these slows the one before it
- * down. First the server (the first answer); once its start is over (it listens, or it failed), the
- * checker's first full check (the first type errors); once that is done (or the checker ended),
- * what only makes later steps faster: codegen's warm-up (the first save's regeneration) and a
- * standby server process (the first code edit's restart).
+ * The start, in turns: on a machine of two cores each of these slows the one before it down. First
+ * the server (the first answer; the server part then loads a standby process for the first code
+ * edit's restart); once its start is over (it listens, or it failed), the checker's first full check
+ * (the first type errors); once that is done (or the checker ended), codegen's warm-up, which only
+ * makes the first SDL save's regeneration faster.
  */
 let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
@@ -135,7 +135,6 @@ function afterFirstTypecheck(): void {
   if (startPhase !== 'types' || stopping) return;
   startPhase = 'warm';
   if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
-  server.prepareStandby();
 }
 
 /** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
