@@ -5,8 +5,8 @@
  * - At start, when generated/ is what a codegen run made from the inputs as they are (its committed
  *   fingerprint: scripts/codegen-fingerprint.ts), nothing is generated; otherwise every output is.
  *   The CLI and its plugins are loaded and warmed up either way, so that the first save finds them
- *   warm: after a generation, or, when nothing was generated, once dev.ts says so (`warm-up`: the
- *   server has started, which the warm-up would slow down on a machine of two cores).
+ *   warm: by a generation, or, when nothing was generated, once dev.ts says so (`warm-up`: after the
+ *   server's first start and the checker's first check, which it would slow down on two cores).
  * - Saves (fs.watch on the directories of codegen.ts's patterns) that come within `SETTLE_MS` of each
  *   other, or while a run is under way, make one run, of the outputs whose inputs changed.
  * - An output deleted (generated/ itself included) is generated again.
@@ -28,7 +28,7 @@ export type CodegenMessage =
   | { kind: 'regenerated'; written: string[]; ms: number }
   | { kind: 'failed'; message: string };
 
-/** What dev.ts tells this process: the server has started, so the CLI may be loaded now. */
+/** What dev.ts tells this process: the start is over (server, then first check), so the CLI may be loaded now. */
 export type CodegenRequest = { kind: 'warm-up' };
 
 /** Editors save in bursts (write, rename, chmod), and so do branch switches: one run per burst. */

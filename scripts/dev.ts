@@ -12,8 +12,9 @@
  *   only if the code loads.
  * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
  *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), started once
- *   the server's first start is over and at a lower CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
- *   the file to add it to. `npm run typecheck` (tsc -b) stays the authority, as in CI.
+ *   the server's first start is over, at a lower CPU priority than the server: a resolver missing
+ *   for a new field is named as `Type.field` with the file to add it to. `npm run typecheck` (tsc -b)
+ *   stays the authority, as in CI.
  * Server log lines (pino's JSON) are printed by pino-pretty when this terminal is one. Only one
  * `npm run dev` runs per working tree (scripts/dev-lock.ts). Ctrl-C (SIGINT) or SIGTERM stops every
  * child and exits 0 once they are all gone.
@@ -190,8 +191,7 @@ const server = createDevServer({
     if (report.kind === 'listening') {
       onListening(report.urls, startedInMs ?? 0);
       afterFirstServerStart();
-    }
-    else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
+    } else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
     else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (process, snapshots, subscriptions and sandbox kept)`);
   },
 });

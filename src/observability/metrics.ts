@@ -1,8 +1,8 @@
 /**
  * The service's Prometheus metrics (prom-client), in a registry of their own per app instance, so
  * several apps in one process (tests) keep separate counts; only node's process metrics are shared,
- * as the process is. Every label takes values from a
- * bounded set: routes and sources are fixed lists, GraphQL operation names are capped. What every
+ * as the process is. Every label takes values from a bounded set: routes and sources are fixed
+ * lists, GraphQL operation names are capped. What every
  * request counts (requests, operations, response-cache lookups) goes to prom-client children kept
  * per label set (bounded-labels.ts): a child is made once per label set, not per request.
  */
@@ -71,9 +71,9 @@ function counterLabels<L extends string>(configuration: CounterConfiguration<L> 
 /**
  * Node's process metrics (CPU, memory, event-loop lag, GC), in one registry per process, made on
  * first use. prom-client's collectors never stop (each call starts an event-loop delay monitor
- * sampling every 10 ms and a GC observer), so a registry of them per app kept every one of them
- * running in a process that makes many apps (an embedder, a test run): a hundred apps in one process
- * slowed everything in it several times over. They describe the process, which its apps share.
+ * sampling every 10 ms and a GC observer), so a registry of them per app kept one more of each
+ * running for every app a process made (an embedder, a test run). They describe the process, which
+ * its apps share.
  */
 let processRegistry: Registry | undefined;
 function processMetricsRegistry(): Registry {
