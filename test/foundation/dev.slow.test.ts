@@ -14,7 +14,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
@@ -156,7 +156,11 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   const regenerations = count(/\[codegen\] regenerated in/g);
   const swapsBefore = count(/\[server\] new schema served/g);
   const extra = Array.from({ length: 50 }, (_, index) => `examples/starwars/schema/extra-${index}.graphql`);
-  await Promise.all(extra.map((path, index) => project.writeText(path, `extend type Human {\n  extra${index}: Int\n}\n`)));
+  // Written beside the project first (no watcher sees its root), then moved in at once, as a branch
+  // switch puts them: 50 renames, not 50 opens, writes and closes spread by a loaded machine.
+  await mkdir(join(project.dir, '.burst'));
+  await Promise.all(extra.map((_, index) => project.writeText(`.burst/extra-${index}.graphql`, `extend type Human {\n  extra${index}: Int\n}\n`)));
+  await Promise.all(extra.map((path, index) => rename(join(project.dir, `.burst/extra-${index}.graphql`), join(project.dir, path))));
   await untilMore('the burst to be regenerated', /\[codegen\] regenerated in/g, regenerations);
   await untilMore('the burst to be served', /\[server\] new schema served/g, swapsBefore);
   expect(await query('{ human(id: "1000") { extra0 extra49 } }')).toEqual({ data: { human: { extra0: null, extra49: null } } });
