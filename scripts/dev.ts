@@ -49,6 +49,8 @@ const CODE_DIRS = ['src', ...PACKAGE_SOURCES, 'examples', dirname(entry)]
 const CODE_FILE = /\.(?:[cm]?[jt]s|json)$/;
 /** The checker's niceness: the server and codegen come first on a busy machine. */
 const TYPES_NICENESS = 10;
+/** tsgo's type checkers working in parallel (see startTypes). */
+const NATIVE_CHECKERS = 2;
 /** How tsc and tsgo in watch mode end a full check: `… - Found 0 errors. Watching for file changes.` */
 const CHECK_DONE = / - Found \d+ errors?\./;
 
@@ -121,10 +123,10 @@ function onCodegenMessage(message: CodegenMessage): void {
 
 /**
  * The start, in turns: on a machine of two cores each of these slows the one before it down. First
- * the server (the first answer; the server part then loads a standby process for the first code
- * edit's restart); once its start is over (it listens, or it failed), the checker's first full check
- * (the first type errors); once that is done (or the checker ended), codegen's warm-up, which only
- * makes the first SDL save's regeneration faster.
+ * the server (the first answer); once its start is over (it listens, or it failed), the checker's
+ * first full check (the first type errors); once that is done (or the checker ended), what only makes
+ * later steps faster: the server part's standby process (the first code edit's restart) and
+ * codegen's warm-up (the first SDL save's regeneration).
  */
 let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
@@ -135,6 +137,7 @@ function afterFirstServerStart(): void {
 function afterFirstTypecheck(): void {
   if (startPhase !== 'types' || stopping) return;
   startPhase = 'warm';
+  server.keepStandby();
   if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
 }
 
@@ -169,7 +172,9 @@ function nativeCompiler(): string | undefined {
 function startTypes(): void {
   const watchArgs = ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'];
   const native = nativeCompiler();
-  const [command, args] = native !== undefined ? [native, watchArgs] : [process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), ...watchArgs]];
+  // Two checkers, not tsgo's four: on two cores four do more work in all (each resolves the libraries'
+  // types again) for a first check no sooner, and the work they add is taken from the server.
+  const [command, args] = native !== undefined ? [native, [...watchArgs, '--checkers', String(NATIVE_CHECKERS)]] : [process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), ...watchArgs]];
   const child = startChild('types', command, args, {
     onLine: (line) => {
       log('types', line);

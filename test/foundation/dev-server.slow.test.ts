@@ -33,7 +33,12 @@ it('restarts an entry that does not swap schemas when the SDL is regenerated', a
   await writeFile(entry, "console.log('version 2');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
   server.reloadSchema();
   await printedEvent('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
-  expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2']);
+  // From now on the next server process waits loaded (what `npm run dev` asks for after its first typecheck).
+  server.keepStandby();
+  await writeFile(entry, "console.log('version 3');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
+  server.reloadSchema();
+  await printedEvent('the entry to run from the standby, on its new code', () => printed.includes('version 3'), printed);
+  expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2', 'version 3']);
 });
 
 it('tells when a start ends without a server listening: code that throws at import, and a process that exits before it listens', async () => {
