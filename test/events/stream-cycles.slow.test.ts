@@ -39,7 +39,8 @@ describe('connect and disconnect', () => {
       const client = createClient({ url: `${started.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
       const iterator = client.iterate({ query: 'subscription { statsChanged { subscribers } }' });
       const next = iterator.next();
-      await eventually('the subscription', () => started.app.events.listenerCount >= 1);
+      // Probed every millisecond, not every 20: the wait is a thousand times over.
+      await eventually('the subscription', () => started.app.events.listenerCount >= 1, { intervalMs: 1 });
       await client.dispose();
       await next.catch(() => undefined);
     }
