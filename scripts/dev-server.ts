@@ -4,8 +4,9 @@
  * - an SDL regeneration: `reload-schema` (src/lib/dev-loop.ts): the running server swaps its schema,
  *   and keeps its snapshots, subscriptions and sandbox (an entry that does not join the dev loop is
  *   restarted instead);
- * - a change to its code: a new server process — a standby (scripts/dev-standby.ts: runtime
- *   dependencies already loaded) once `keepStandby` was called — imports the code as it is now; only once that worked is the running
+ * - a change to its code: a new server process, the standby started after the last start
+ *   (scripts/dev-standby.ts; with the runtime dependencies loaded once `preloadStandbys` was
+ *   called), imports the code as it is now; only once that worked is the running
  *   server stopped (SIGTERM: it closes as in production, snapshots saved) and the new one started, so
  *   code that throws at import leaves the last good server answering. A server that starts answers
  *   from the snapshots on disk at once and refreshes them behind (src/channel/snapshot-store.ts).
@@ -33,11 +34,11 @@ export interface DevServer {
   /** The SDL was regenerated: the running server serves it (a server starting reads it anyway). */
   reloadSchema(): void;
   /**
-   * Keep a standby from now on (a process with the runtime dependencies loaded, for the next code
-   * change's restart). Until then a restart starts its process from nothing: on a machine of two
-   * cores a standby loading beside the first typecheck slows that check down by seconds.
+   * From now on the standby process loads the runtime dependencies while it waits for the next code
+   * change. Until then it only waits: on a machine of two cores that loading beside the first
+   * typecheck slows the check down by seconds.
    */
-  keepStandby(): void;
+  preloadStandbys(): void;
   /** Stops every server process (SIGTERM, then SIGKILL after `graceMs`). */
   stop(graceMs: number): Promise<void>;
 }
@@ -60,7 +61,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
   let cycle: Promise<void> | undefined;
   let again: string | undefined;
   let startedAt = 0;
-  let standbyKept = false;
+  let preloading = false;
   /** Server processes stopped on purpose (their exit is no news). */
   const retiring = new WeakSet<ChildProcess>();
   /** Server processes that said they swap a regenerated SDL in (src/lib/dev-loop.ts); others are restarted. */
@@ -68,17 +69,17 @@ export function createDevServer(options: DevServerOptions): DevServer {
   /** Server processes that have listened. */
   const listened = new WeakSet<ChildProcess>();
 
-  /** `preload`: load the runtime dependencies while waiting (a standby); the first start needs only its own. */
-  function spawnServerProcess(preload = true): ServerProcess {
-    const child = fork('scripts/dev-standby.ts', preload ? ['--preload'] : [], { env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  function spawnServerProcess(): ServerProcess {
+    const child = fork('scripts/dev-standby.ts', [], { env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && print(line));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const reached = new Set<StandbyReport['kind']>();
-    const waiting = new Map<StandbyReport['kind'], (reached: boolean) => void>();
+    // The restart and the preload can both wait for the same report.
+    const waiting = new Map<StandbyReport['kind'], Array<(reached: boolean) => void>>();
     child.on('message', (message: StandbyReport | DevServerReport) => {
       if (message.kind === 'standing-by' || message.kind === 'imported') {
         reached.add(message.kind);
-        waiting.get(message.kind)?.(true);
+        for (const reach of waiting.get(message.kind) ?? []) reach(true);
         return;
       }
       if (message.kind === 'listening') listened.add(child);
@@ -86,14 +87,14 @@ export function createDevServer(options: DevServerOptions): DevServer {
       onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
     });
     child.once('exit', (code, signal) => {
-      for (const reach of waiting.values()) reach(false);
+      for (const reach of [...waiting.values()].flat()) reach(false);
       if (stopping || retiring.has(child) || running?.child !== child) return;
       print(`exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
       if (!listened.has(child)) onStartFailed?.();
     });
     const next = (kind: StandbyReport['kind']): Promise<boolean> => {
       if (reached.has(kind)) return Promise.resolve(true);
-      return hasExited(child) ? Promise.resolve(false) : new Promise((resolve) => waiting.set(kind, resolve));
+      return hasExited(child) ? Promise.resolve(false) : new Promise((resolve) => waiting.set(kind, [...(waiting.get(kind) ?? []), resolve]));
     };
     return { child, next, exited };
   }
@@ -113,7 +114,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
 
   async function replace(reason: string): Promise<void> {
     startedAt = performance.now();
-    const next = standby ?? spawnServerProcess(running !== undefined);
+    const next = standby ?? spawnServerProcess();
     standby = undefined;
     const ready = await next.next('standing-by');
     const imported = ready && (send(next, { kind: 'run', entry }), await next.next('imported'));
@@ -128,9 +129,16 @@ export function createDevServer(options: DevServerOptions): DevServer {
     }
   }
 
-  /** The next standby loads while the developer reads the answer, not during a restart. */
+  /** Tells the standby to load the runtime dependencies, once it listens to what it is told. */
+  async function preload(server: ServerProcess): Promise<void> {
+    if (preloading && (await server.next('standing-by'))) send(server, { kind: 'preload' });
+  }
+
+  /** The next standby starts while the developer reads the answer, not during a restart. */
   function prepareStandby(): void {
-    if (standbyKept && !stopping && standby === undefined && cycle === undefined) standby = spawnServerProcess();
+    if (stopping || standby !== undefined || cycle !== undefined) return;
+    standby = spawnServerProcess();
+    void preload(standby);
   }
 
   function restart(reason: string): void {
@@ -151,9 +159,9 @@ export function createDevServer(options: DevServerOptions): DevServer {
   restart('start');
   return {
     restart,
-    keepStandby() {
-      standbyKept = true;
-      prepareStandby();
+    preloadStandbys() {
+      preloading = true;
+      if (standby !== undefined) void preload(standby);
     },
     reloadSchema() {
       if (running === undefined || hasExited(running.child)) return;

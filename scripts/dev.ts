@@ -125,8 +125,8 @@ function onCodegenMessage(message: CodegenMessage): void {
  * The start, in turns: on a machine of two cores each of these slows the one before it down. First
  * the server (the first answer); once its start is over (it listens, or it failed), the checker's
  * first full check (the first type errors); once that is done (or the checker ended), what only makes
- * later steps faster: the server part's standby process (the first code edit's restart) and
- * codegen's warm-up (the first SDL save's regeneration).
+ * later steps faster: the standby server process's loading of the dependencies (the next code edit's
+ * restart) and codegen's warm-up (the first SDL save's regeneration).
  */
 let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
@@ -137,7 +137,7 @@ function afterFirstServerStart(): void {
 function afterFirstTypecheck(): void {
   if (startPhase !== 'types' || stopping) return;
   startPhase = 'warm';
-  server.keepStandby();
+  server.preloadStandbys();
   if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
 }
 

@@ -33,11 +33,11 @@ it('restarts an entry that does not swap schemas when the SDL is regenerated', a
   await writeFile(entry, "console.log('version 2');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
   server.reloadSchema();
   await printedEvent('the entry to run again, on its new code', () => printed.includes('version 2'), printed);
-  // From now on the next server process waits loaded (what `npm run dev` asks for after its first typecheck).
-  server.keepStandby();
+  // From now on the standby loads the dependencies while it waits (what `npm run dev` asks for after its first typecheck).
+  server.preloadStandbys();
   await writeFile(entry, "console.log('version 3');\nsetInterval(() => undefined, 1_000);\nprocess.on('SIGTERM', () => process.exit(0));\n");
   server.reloadSchema();
-  await printedEvent('the entry to run from the standby, on its new code', () => printed.includes('version 3'), printed);
+  await printedEvent('the entry to run from a preloaded standby, on its new code', () => printed.includes('version 3'), printed);
   expect(printed.filter((line) => line.startsWith('version'))).toEqual(['version 1', 'version 2', 'version 3']);
 });
 
