@@ -44,7 +44,7 @@ const peerDirs: string[] = [];
 /** A process group whose output is kept, with waits for lines of it. */
 class Watched {
   output = '';
-  readonly #waiters: Array<{ pattern: RegExp; from: number; resolve: () => void }> = [];
+  readonly #waiters: Array<{ pattern: RegExp; from: number; resolve: () => void; timer: NodeJS.Timeout }> = [];
   readonly child: ChildProcess;
 
   constructor(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
@@ -68,11 +68,13 @@ class Watched {
     if (pattern.test(this.output.slice(from))) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${this.output.slice(-4000)}`)), timeoutMs);
-      this.#waiters.push({ pattern, from, resolve: () => (clearTimeout(timer), resolve()) });
+      this.#waiters.push({ pattern, from, resolve: () => (clearTimeout(timer), resolve()), timer });
     });
   }
 
   async stop(): Promise<void> {
+    // Waits that lost a race to another process's output: their deadlines would keep the run alive.
+    for (const waiter of this.#waiters.splice(0)) clearTimeout(waiter.timer);
     const pid = this.child.pid;
     if (pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
