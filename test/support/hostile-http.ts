@@ -26,6 +26,12 @@ export interface RawAnswer {
 
 /** Generous: the machine is shared; a request that gets no answer at all fails the property. */
 const ANSWER_DEADLINE_MS = 8_000;
+/**
+ * How long an event stream is read after its head: a request can be a live subscription (a
+ * persisted subscription's documentId under `Accept: text/event-stream`), whose stream stays open
+ * by design. It is judged on what arrived by then; a stream that ends sooner is read whole.
+ */
+const EVENT_STREAM_READ_MS = 1_000;
 
 /** The chunks of a chunked body, and whether its last chunk has arrived. */
 function dechunk(bytes: Buffer): { body: Buffer; complete: boolean } {
@@ -106,10 +112,18 @@ export function rawExchange(baseUrl: string, request: RawRequest): Promise<RawAn
       socket.destroy();
       resolve(answer);
     };
+    let streamTimer: NodeJS.Timeout | undefined;
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       settle(false);
+      if (settled || streamTimer !== undefined) return;
+      const received = Buffer.concat(chunks);
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd !== -1 && /\r\ncontent-type:\s*text\/event-stream/i.test(received.subarray(0, headEnd).toString('latin1'))) {
+        streamTimer = setTimeout(() => settle(true), EVENT_STREAM_READ_MS);
+      }
     });
+    socket.on('close', () => clearTimeout(streamTimer));
     // No half-close after the request: node:http would abort a request still being answered. The
     // answer is complete by its framing: the test does not wait for the server to close (it keeps
     // streamed answers' connections open for their keep-alive time, whatever the request said).
