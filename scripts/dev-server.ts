@@ -6,10 +6,10 @@
  *   restarted instead);
  * - a change to its code: a new server process, the standby started after the last start
  *   (scripts/dev-standby.ts; with the runtime dependencies loaded once `preloadStandbys` was
- *   called), imports the code as it is now; only once that worked is the running
- *   server stopped (SIGTERM: it closes as in production, snapshots saved) and the new one started, so
- *   code that throws at import leaves the last good server answering. A server that starts answers
- *   from the snapshots on disk at once and refreshes them behind (src/channel/snapshot-store.ts).
+ *   called), imports the code as it is now; only once that worked is the running server stopped
+ *   (SIGTERM: it closes as in production, snapshots saved) and the new one started, so code that
+ *   throws at import leaves the last good server answering. A server that starts answers from the
+ *   snapshots on disk at once and refreshes them behind (src/channel/snapshot-store.ts).
  * Changes that come during a restart make one more restart after it.
  */
 import { fork, type ChildProcess } from 'node:child_process';

@@ -30,6 +30,7 @@ async function staticImportsOf(entryPath: string): Promise<string[]> {
 
 /** Set once the entry is to run: the preload starts no further import. */
 let runAsked = false;
+let preloadAsked = false;
 
 /**
  * One dependency at a time, and none once the entry is to run: a code change that comes while they
@@ -66,7 +67,10 @@ async function run(entry: string): Promise<void> {
 
 let started = false;
 process.on('message', function onRun(message: StandbyRequest) {
-  if (message.kind === 'preload' && !runAsked) void preloadDependencies();
+  if (message.kind === 'preload' && !runAsked && !preloadAsked) {
+    preloadAsked = true;
+    void preloadDependencies();
+  }
   if (message.kind !== 'run') return;
   process.off('message', onRun);
   runAsked = true;
