@@ -12,10 +12,12 @@
  *   node scripts/build.mjs --check      exit 0 if dist/ is current, 1 naming what changed
  *   ... --out-dir <name>                build into (or check) <name>/ instead of dist/: a directory
  *                                       directly in the project root, as dist/ is (the built modules
- *                                       find schema/ and examples/overlay/ three levels above
- *                                       dist/src/<dir>/), and one that only a build made (it holds a
- *                                       record) or that does not exist yet, since a build replaces
- *                                       it whole. `npm test` builds into .test-dist/ (its global
+ *                                       find schema/, examples/overlay/ and the Star Wars SDL three
+ *                                       levels above dist/<dir>/<dir>/: a build copies none of them),
+ *                                       and one that only a build made (it holds a record) or that
+ *                                       does not exist yet, since a build replaces it whole.
+ *                                       `npm run dev` runs its server from .dev-build/ (scripts/dev-server.ts)
+ *                                       and `npm test` builds into .test-dist/ (its global
  *                                       setup, test/support/global-build.ts), so the suite never
  *                                       swaps dist/ under a running `npm start`, nor `npm start` or
  *                                       `npm run build` swaps the tests' build under a test.
@@ -41,6 +43,7 @@
  */
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 /** Where the build goes unless `--out-dir` names another directory. */
@@ -82,8 +85,6 @@ const INPUTS = [
   'package-lock.json',
   'scripts/build.mjs',
 ];
-/** Copied into dist/ as they are: the Star Wars example reads its SDL next to its compiled module. */
-const ASSETS = ['examples/starwars/schema'];
 /** How many changed paths a stale verdict names. */
 const NAMED_CHANGES = 3;
 
@@ -216,9 +217,10 @@ function plan(files, packages) {
  * were, so the next start builds again.
  * @param {Map<string, string>} inputs the inputs as they were before building: an edit during the build makes the next start rebuild
  * @param {string} outDir
+ * @param {(text: string) => void} report what esbuild says (warnings, errors with file:line:column), formatted as its command line does
  * @returns {Promise<number>} the exit code
  */
-async function build(inputs, outDir) {
+async function build(inputs, outDir, report) {
   const esbuild = await loadEsbuild();
   const packages = await Promise.all(
     PACKAGES.map(async (pkg) => {
@@ -231,7 +233,7 @@ async function build(inputs, outDir) {
   await rm(join(root, staging), { recursive: true, force: true });
   try {
     try {
-      await esbuild.build({
+      const result = await esbuild.build({
         absWorkingDir: root,
         entryPoints: modules,
         outdir: staging,
@@ -245,12 +247,14 @@ async function build(inputs, outDir) {
         target: 'node20.19',
         sourcemap: 'linked',
         charset: 'utf8',
-        logLevel: 'warning',
+        logLevel: 'silent',
       });
+      for (const text of await esbuild.formatMessages(result.warnings, { kind: 'warning' })) report(text);
     } catch (error) {
-      // esbuild has printed its errors, each with file:line:column.
       if (error instanceof Error && 'errors' in error) {
-        process.stderr.write(`build failed: ${outDir}/ is left as it was\n`);
+        const errors = /** @type {import('esbuild').Message[]} */ (error.errors);
+        for (const text of await esbuild.formatMessages(errors, { kind: 'error' })) report(text);
+        report(`build failed: ${outDir}/ is left as it was\n`);
         return 1;
       }
       throw error;
@@ -259,7 +263,6 @@ async function build(inputs, outDir) {
       await mkdir(join(root, staging, dirname(to)), { recursive: true });
       await cp(join(root, from), join(root, staging, to));
     }
-    for (const path of ASSETS) await cp(join(root, path), join(root, staging, path), { recursive: true });
     const record = { builtAt: new Date().toISOString(), inputs: Object.fromEntries(inputs) };
     await writeFile(join(root, staging, RECORD), `${JSON.stringify(record, null, 1)}\n`);
     await replaceDist(staging, outDir);
@@ -268,6 +271,9 @@ async function build(inputs, outDir) {
     await rm(join(root, staging), { recursive: true, force: true });
   }
 }
+
+/** @param {string} text */
+const printToStderr = (text) => void process.stderr.write(text);
 
 const USAGE = 'usage: node scripts/build.mjs [--if-stale | --check] [--out-dir <name>]';
 
@@ -306,7 +312,7 @@ async function main() {
   }
   const { mode, outDir } = parsed;
   const inputs = await currentInputs();
-  if (mode === undefined) return build(inputs, outDir);
+  if (mode === undefined) return build(inputs, outDir, printToStderr);
   const reason = await staleness(inputs, outDir);
   if (reason === undefined) return 0;
   if (mode === '--check') {
@@ -314,15 +320,34 @@ async function main() {
     return 1;
   }
   process.stderr.write(`building ${outDir}/: ${reason}\n`);
-  return build(inputs, outDir);
+  return build(inputs, outDir, printToStderr);
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (/** @type {unknown} */ error) => {
-    process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * `--if-stale --out-dir <outDir>` in the calling process, for `npm run dev` (scripts/dev-start.mjs):
+ * esbuild's service stays up between its builds, so a rebuild costs the transpile, not a cold start.
+ * @param {string} outDir
+ * @param {(text: string) => void} report what the build says: esbuild's warnings and errors (each with file:line:column)
+ * @returns {Promise<number>} the exit code the command line would give
+ */
+export async function buildIfStale(outDir, report) {
+  const parsed = await parseArguments(['--out-dir', outDir]);
+  if ('error' in parsed) {
+    report(`${parsed.error}\n`);
+    return 2;
+  }
+  const inputs = await currentInputs();
+  return (await staleness(inputs, parsed.outDir)) === undefined ? 0 : build(inputs, parsed.outDir, report);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (/** @type {unknown} */ error) => {
+      process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,6 +1,6 @@
 /**
  * Why the server's code did not load or start under `npm run dev`, where to look first: the
- * `file:line:column` of the error in the project (tsx's source maps give the TypeScript position; an
+ * `file:line:column` of the error in the project (source maps give the TypeScript position; an
  * esbuild syntax error names it in its message), then the message and the project's own frames.
  */
 import { relative } from 'node:path';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const POSITION = /(file:\/\/\/[^\s():]+|\/[^\s():]+):(\d+):(\d+)/;
 
 /** A position in the project's own code (not a dependency's, node's, or the dev loop's loader). */
-const inProject = (line: string): boolean => POSITION.test(line) && !/node_modules|node:internal|dev-standby\.ts/.test(line);
+const inProject = (line: string): boolean => POSITION.test(line) && !/node_modules|node:internal|dev-standby\.mjs/.test(line);
 
 function asPath(location: string): string {
   const path = location.startsWith('file://') ? fileURLToPath(location) : location;

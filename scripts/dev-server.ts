@@ -4,18 +4,40 @@
  * - an SDL regeneration: `reload-schema` (src/lib/dev-loop.ts): the running server swaps its schema,
  *   and keeps its snapshots, subscriptions and sandbox (an entry that does not join the dev loop is
  *   restarted instead);
- * - a change to its code: a new server process, the standby started after the last start
- *   (scripts/dev-standby.ts; with the runtime dependencies loaded once `preloadStandbys` was
- *   called), imports the code as it is now; only once that worked is the running server stopped
- *   (SIGTERM: it closes as in production, snapshots saved) and the new one started, so code that
- *   throws at import leaves the last good server answering. A server that starts answers from the
- *   snapshots on disk at once and refreshes them behind (src/channel/snapshot-store.ts).
+ * - a change to its code: the dev build is brought up to date, then a new server process, the
+ *   standby started after the last start (scripts/dev-standby.mjs; with the runtime dependencies
+ *   loaded once `preloadStandbys` was called), imports the code as it is now; only once that worked
+ *   is the running server stopped (SIGTERM: it closes as in production, snapshots saved) and the new
+ *   one started, so code that does not build or throws at import leaves the last good server
+ *   answering. A server that starts answers from the snapshots on disk at once and refreshes them
+ *   behind (src/channel/snapshot-store.ts).
  * Changes that come during a restart make one more restart after it.
+ *
+ * The dev build (scripts/dev-start.mjs): an entry among the service's modules (src/, examples/) runs
+ * from the product's own transpile into .dev-build/ (esbuild, source maps beside) in plain Node. Under a TypeScript loader (tsx) every module a start loads, the dependencies' too,
+ * passes through the loader's hooks: about a second of a two-core machine's start. An entry outside
+ * the build (a file of one's own elsewhere) runs under tsx.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DevServerReport } from '../src/lib/dev-loop.js';
-import type { StandbyReport, StandbyRequest } from './dev-standby.js';
+import { buildDev, DEV_BUILD_DIR, forkStandby, takeEarlyStandby } from './dev-start.mjs';
+import { describeImportFailure } from './dev-import-failure.js';
+
+/** What dev-server.ts asks of a standby (scripts/dev-standby.mjs). */
+type StandbyRequest = { kind: 'preload'; entry: string } | { kind: 'run'; entry: string } | { kind: 'start' };
+/** What a standby tells dev-server.ts: its error is the one its code threw, as it crossed the channel. */
+type StandbyReport = { kind: 'standing-by' } | { kind: 'imported' } | { kind: 'failed'; error: { name: string; message: string; stack: string } };
+
+/** The dev build's module of `entry`, if the build has one (a module of src/ or examples/). */
+function builtModuleOf(entry: string): string | undefined {
+  const path = relative(process.cwd(), resolve(entry));
+  if (path.startsWith('..') || isAbsolute(path) || !path.endsWith('.ts')) return undefined;
+  const built = join(DEV_BUILD_DIR, `${path.slice(0, -'.ts'.length)}.js`);
+  return existsSync(built) ? built : undefined;
+}
 
 export interface DevServerOptions {
   entry: string;
@@ -68,24 +90,34 @@ export function createDevServer(options: DevServerOptions): DevServer {
   const reloadable = new WeakSet<ChildProcess>();
   /** Server processes that have listened. */
   const listened = new WeakSet<ChildProcess>();
+  /** The dev build's module of the entry, once a build made one; until then, and for an entry outside the build, the standby runs the entry under tsx. */
+  let builtEntry: string | undefined;
+  /** An entry in the project may be in the build; one elsewhere is never. */
+  const entryPath = relative(process.cwd(), resolve(entry));
+  const mayBuild = !entryPath.startsWith('..') && !isAbsolute(entryPath);
 
+  /** A new server process, or the one `npm run dev` started before dev.ts loaded (scripts/dev.mjs), with what it reported meanwhile. */
   function spawnServerProcess(): ServerProcess {
-    const child = fork('scripts/dev-standby.ts', [], { env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const early = takeEarlyStandby();
+    const child = early?.child ?? forkStandby(env);
     for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && print(line));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited = hasExited(child) ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const reached = new Set<StandbyReport['kind']>();
     // The restart and the preload can both wait for the same report.
     const waiting = new Map<StandbyReport['kind'], Array<(reached: boolean) => void>>();
-    child.on('message', (message: StandbyReport | DevServerReport) => {
+    const onMessage = (message: StandbyReport | DevServerReport): void => {
       if (message.kind === 'standing-by' || message.kind === 'imported') {
         reached.add(message.kind);
         for (const reach of waiting.get(message.kind) ?? []) reach(true);
         return;
       }
+      if (message.kind === 'failed') return print(describeImportFailure(Object.assign(new Error(message.error.message), message.error)));
       if (message.kind === 'listening') listened.add(child);
       if (message.kind === 'listening' && message.reloadsSchema) reloadable.add(child);
       onReport(message, message.kind === 'listening' ? Math.round(performance.now() - startedAt) : undefined);
-    });
+    };
+    child.on('message', onMessage);
+    for (const report of early?.reports ?? []) onMessage(report as StandbyReport);
     child.once('exit', (code, signal) => {
       for (const reach of [...waiting.values()].flat()) reach(false);
       if (stopping || retiring.has(child) || running?.child !== child) return;
@@ -112,17 +144,32 @@ export function createDevServer(options: DevServerOptions): DevServer {
     clearTimeout(kill);
   }
 
+  function notStarted(reason: string): void {
+    print(running === undefined ? `${entry} did not load (above); it is tried again on the next change to its code` : `not restarted (${reason}): the code does not load (above); the last good server still answers`);
+    onStartFailed?.();
+  }
+
   async function replace(reason: string): Promise<void> {
     startedAt = performance.now();
     const next = standby ?? spawnServerProcess();
     standby = undefined;
+    if (mayBuild) {
+      // The dependencies load while the build runs: they are most of a start, and no build changes them.
+      void next.next('standing-by').then((ready) => ready && send(next, { kind: 'preload', entry }));
+      const build = await buildDev();
+      if (stopping) return;
+      for (const line of build.output.split('\n')) if (line.trim() !== '') print(line);
+      if (!build.ok) {
+        standby = next;
+        return notStarted(reason);
+      }
+      builtEntry = builtModuleOf(entry);
+    }
     const ready = await next.next('standing-by');
-    const imported = ready && (send(next, { kind: 'run', entry }), await next.next('imported'));
+    const imported = ready && (send(next, { kind: 'run', entry: builtEntry ?? entry }), await next.next('imported'));
     if (stopping) return;
-    if (!imported) {
-      print(running === undefined ? `${entry} did not load (above); it is tried again on the next change to its code` : `not restarted (${reason}): the code does not load (above); the last good server still answers`);
-      onStartFailed?.();
-    } else {
+    if (!imported) notStarted(reason);
+    else {
       if (running !== undefined) await stopProcess(running, 5_000);
       running = next;
       send(next, { kind: 'start' });
@@ -131,7 +178,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
 
   /** Tells the standby to load the runtime dependencies, once it listens to what it is told. */
   async function preload(server: ServerProcess): Promise<void> {
-    if (preloading && (await server.next('standing-by'))) send(server, { kind: 'preload' });
+    if (preloading && (await server.next('standing-by'))) send(server, { kind: 'preload', entry });
   }
 
   /** The next standby starts while the developer reads the answer, not during a restart. */

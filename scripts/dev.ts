@@ -1,15 +1,16 @@
 /**
- * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, every failure shown where the
- * user is looking, one banner with the URLs once the server answers.
+ * `npm run dev [-- <entry>]` (through scripts/dev.mjs, which starts the dev build and the first
+ * server process first): the schema-first loop in one terminal, every failure shown where the user
+ * is looking, one banner with the URLs once the server answers.
  * - [codegen] graphql-codegen on codegen.ts (SDL, operations and `openapi/*.yaml`) in a child process
  *   of its own (scripts/dev-codegen.ts): a save regenerates the outputs it touches; generated/ is
  *   regenerated when deleted. A failed run is printed as `file:line:column message`, and the server
  *   keeps what it serves.
  * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
  * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
- *   (scripts/dev-server.ts): a regenerated SDL is swapped into the running server; a change to its
- *   code (src/, each package's src/, examples/) starts a new server, which replaces the running one
- *   only if the code loads.
+ *   (scripts/dev-server.ts), in plain Node from the dev build (.dev-build/): a regenerated SDL is
+ *   swapped into the running server; a change to its code (src/, each package's src/, examples/)
+ *   rebuilds and starts a new server, which replaces the running one only if the code builds and loads.
  * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
  *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), started once
  *   the server's first start is over, at a lower CPU priority than the server: a resolver missing
@@ -29,11 +30,12 @@ import type { DevServerReport } from '../src/lib/dev-loop.js';
 import type { CodegenMessage, CodegenRequest } from './dev-codegen.js';
 import type * as DevDiagnosis from './dev-diagnosis.js';
 import { acquireDevLock } from './dev-lock.js';
+import { DEV_BUILD_DIR, devEntry, devServerEnv } from './dev-start.mjs';
 import { createDevServer } from './dev-server.js';
 import { missingResolverHint } from './missing-resolvers.js';
 
 const startedAt = performance.now();
-const entry = process.argv[2] ?? 'src/main.ts';
+const entry = devEntry();
 /** Ctrl-C signals the whole process group: children get a moment to stop on their own first. */
 const ownStopMs = 1_000;
 /** How long a child may take to exit after SIGTERM before it is killed. */
@@ -189,7 +191,7 @@ function startTypes(): void {
 
 const server = createDevServer({
   entry,
-  env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' },
+  env: devServerEnv(),
   print: printServerLine,
   onStartFailed: afterFirstServerStart,
   onReport: (report: DevServerReport, startedInMs?: number) => {
@@ -223,7 +225,7 @@ function watchCode(): void {
   for (const dir of CODE_DIRS) {
     watchers.push(
       watch(dir, { recursive: true }, (_event, name) => {
-        if (name === null || !CODE_FILE.test(name) || name.includes('node_modules')) return;
+        if (name === null || !CODE_FILE.test(name) || name.includes('node_modules') || name.startsWith(DEV_BUILD_DIR)) return;
         changed.add(relative('.', resolve(dir, name)));
         clearTimeout(settle);
         settle = setTimeout(() => {

@@ -2,7 +2,8 @@
  * The Star Wars example graph as a yoga server: SDL from `schema/`, resolvers typed by the
  * generated types, one data access object per server (no global state).
  */
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
 import type { MissingResolvers } from '../../src/graphql/resolver-coverage.js';
@@ -10,7 +11,14 @@ import { createGraphServer, type ReloadSchema } from '../../src/graphql/server.j
 import { createStarWarsData, type StarWarsContext, type StarWarsData } from './context.js';
 import { resolvers } from './resolvers.js';
 
-export const starWarsSchemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schema');
+/**
+ * The example's SDL, read where it is edited: beside this module, or from a build (dist/examples/starwars/)
+ * three levels up, in the project. A build copies no SDL, so a regenerated SDL is what a built server
+ * swaps in (the dev loop runs a build too).
+ */
+export const starWarsSchemaDir = [new URL('schema', import.meta.url), new URL('../../../examples/starwars/schema', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, 'starwars.graphql'))) ?? fileURLToPath(new URL('schema', import.meta.url));
 
 export interface StarWarsServerOptions {
   /** The data access object (default: a fresh one over the canonical data). */

@@ -77,7 +77,7 @@ describe('describeImportFailure', () => {
       'Error: resolvers cannot load',
       `    at <anonymous> (file://${process.cwd()}/examples/starwars/resolvers.ts:23:9)`,
       `    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)`,
-      `    at async run (file://${process.cwd()}/scripts/dev-standby.ts:40:63)`,
+      `    at async run (file://${process.cwd()}/scripts/dev-standby.mjs:40:63)`,
     ].join('\n');
     expect(describeImportFailure(error)).toBe('examples/starwars/resolvers.ts:23:9 Error: resolvers cannot load\n    at <anonymous> (examples/starwars/resolvers.ts:23:9)');
   });

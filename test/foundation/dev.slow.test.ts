@@ -4,8 +4,8 @@
  *   process: no restart), warning that the new field has no resolver, while the typecheck names it
  *   with the file to add it to;
  * - bad input leaves the last good server answering, each with `file:line:column`: an SDL that does
- *   not parse, an SDL codegen cannot build, a resolver module that throws at import; a codegen
- *   process that dies is restarted;
+ *   not parse, an SDL codegen cannot build, a resolver module that does not build, one that throws
+ *   at import; a codegen process that dies is restarted;
  * - a resolver edit restarts the server on the new code;
  * - 50 files saved in one burst make one regeneration; a deleted generated/ is regenerated;
  * - a second `npm run dev` in the tree is refused and says why, leaving generated/ as it was;
@@ -143,15 +143,28 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   await project.writeText(SDL, edited);
   await untilMore('a regeneration of the SDL as it was', /\[codegen\] regenerated in/g, regenerated + 1);
 
-  // A resolver module that throws at import: the last good server still answers, the throw located.
+  // A resolver module that does not build (a syntax error): the dev build's error located (esbuild's
+  // `file:line:column:` line), and the last good server still answers.
   const resolvers = await project.readText(RESOLVERS);
+  const refusals = /\[server\] not restarted \(examples\/starwars\/resolvers\.ts changed\): the code does not load/g;
+  const unbuildable = resolvers.replace('export const resolvers: Resolvers = {', 'export const resolvers: Resolvers = {{');
+  const unbuildableLine = unbuildable.split('\n').findIndex((line) => line.startsWith('export const resolvers: Resolvers = {{')) + 1;
+  const refusedBefore = count(refusals);
+  await project.writeText(RESOLVERS, unbuildable);
+  await devEvent('the build error with its file, line and column', () =>
+    new RegExp(`\\[server\\] +${RESOLVERS.replaceAll('.', '\\.')}:${unbuildableLine}:\\d+:`).test(output) ? true : undefined,
+  );
+  await untilMore('the refusal to replace the server on code that does not build', refusals, refusedBefore);
+  expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual(answersHeight);
+
+  // A resolver module that throws at import: the same, the throw located (source maps: the TypeScript position).
   const throwing = resolvers.replace('export const resolvers: Resolvers = {', "throw new Error('resolvers cannot load');\nexport const resolvers: Resolvers = {");
   const throwLine = throwing.split('\n').findIndex((line) => line.startsWith('throw new Error')) + 1;
   await project.writeText(RESOLVERS, throwing);
   await devEvent('the import failure with its file, line and column', () =>
     output.includes(`[server] ${RESOLVERS}:${throwLine}:7 Error: resolvers cannot load`) ? true : undefined,
   );
-  await devEvent('the refusal to replace the server', () => (/\[server\] not restarted \(examples\/starwars\/resolvers\.ts changed\): the code does not load/.test(output) ? true : undefined));
+  await untilMore('the refusal to replace the server on code that throws at import', refusals, refusedBefore + 1);
   expect(await query('{ human(id: "1000") { name heightInMeters } }')).toEqual(answersHeight);
 
   // The resolver implemented: a new server on the new code.
@@ -191,7 +204,7 @@ it('swaps a new schema into the running server, keeps the last good one on bad i
   const owner = /\[dev\] refused: npm run dev is already running in this directory \(pid (\d+), since /.exec(second.text)?.[1];
   expect(owner, second.text).toBeDefined();
   // The PID named is the running loop's.
-  expect(execFileSync('ps', ['-o', 'args=', '-p', owner ?? '0'], { encoding: 'utf8' })).toContain('scripts/dev.ts');
+  expect(execFileSync('ps', ['-o', 'args=', '-p', owner ?? '0'], { encoding: 'utf8' })).toContain('scripts/dev.mjs');
   expect(await generatedDigest()).toBe(digest);
 
   // generated/ deleted: regenerated.
