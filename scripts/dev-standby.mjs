@@ -153,7 +153,8 @@ async function run(entry) {
 function preload(entry) {
   if (runAsked || preloadAsked) return;
   preloadAsked = true;
-  void preloadDependencies(entry);
+  // Only a head start: what fails to load here (a file gone since) is the entry's own import to report.
+  preloadDependencies(entry).catch(() => undefined);
 }
 
 process.on('message', function onRun(/** @type {StandbyRequest} */ message) {

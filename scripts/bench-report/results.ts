@@ -113,6 +113,7 @@ export const SCHEMAS = {
   dev: z.object({
     ...stamp,
     runs: z.number(),
+    quietLoad: z.number(),
     channel: z.record(z.enum(['firstAnswer', 'firstCodegen', 'firstTypecheck', 'codeEditToServed']), z.object({ ms: z.number(), load: z.number() })),
     checkers: z.object({ agree: z.boolean(), tscMs: z.number(), tsgoMs: z.number(), tsc: z.array(z.string()) }),
     steps: z.record(

@@ -302,7 +302,7 @@ async function dev(read: ReadResults): Promise<string> {
   const { channel, steps, checkers } = results;
   return [
     provenance(results),
-    `Each loop step is the median of ${results.runs} saves, and each row of the channel service the median of ${results.runs} first starts, each in a fresh copy; "load" is the 1-minute load average when the step ended (2 vCPU: a load of 2 is a busy machine). The targets are for a quiet machine.`,
+    `Each loop step is the median of ${results.runs} saves, and each row of the channel service the median of ${results.runs} first starts, each in a fresh copy; "load" is the 1-minute load average when the step ended (2 vCPU: a load of 2 is a busy machine). The targets are for a quiet machine: each first start (ours and the peer's) begins once the load average is at most ${results.quietLoad} (or after two minutes of waiting), so that what the previous one left running does not slow it down.`,
     '',
     table(
       ['step', 'ours ms (load)', 'peer ms (load)', 'ours ÷ peer', 'target (quiet)'],
