@@ -16,6 +16,7 @@
  *   node --import tsx scripts/codegen-fingerprint.ts --check    exit 1 when it does not match them
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,11 @@ async function readSaved(root: string): Promise<Partial<Fingerprint> | undefined
 export async function matchesFingerprint(root: string): Promise<boolean> {
   const [now, saved] = await Promise.all([fingerprint(root), readSaved(root)]);
   return saved?.inputs === now.inputs && saved.outputs === now.outputs;
+}
+
+/** Whether every output of codegen.ts exists under `root` and generated/ matches its fingerprint: nothing to generate at start. */
+export async function generatedIsCurrent(root: string): Promise<boolean> {
+  return Object.keys(config.generates).every((path) => existsSync(join(root, path))) && (await matchesFingerprint(root));
 }
 
 /** Records the files under the project directory `root` as they are now: call once a codegen run has written them. */

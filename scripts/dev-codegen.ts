@@ -4,6 +4,8 @@
  * codegen.ts, run again for the outputs a save touches.
  * - At start, when generated/ is what a codegen run made from the inputs as they are (its committed
  *   fingerprint: scripts/codegen-fingerprint.ts), nothing is generated; otherwise every output is.
+ *   (dev.ts makes that check first, and starts this process after the server's first start when it
+ *   held: `--said-current`.)
  *   The CLI and its plugins are loaded and warmed up either way, so that the first save finds them
  *   warm: by a generation, or, when nothing was generated, once dev.ts says so (`warm-up`: after the
  *   server's first start and the checker's first check, which it would slow down on two cores).
@@ -21,7 +23,7 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type * as CodegenCli from '@graphql-codegen/cli';
 import config from '../codegen.js';
-import { allInputPatterns, inputsOf, matchesFingerprint, saveFingerprint, type CodegenOutput } from './codegen-fingerprint.js';
+import { allInputPatterns, generatedIsCurrent, inputsOf, saveFingerprint, type CodegenOutput } from './codegen-fingerprint.js';
 
 export type CodegenMessage =
   | { kind: 'up-to-date' }
@@ -182,7 +184,10 @@ process.on('message', (request: CodegenRequest) => {
   warmUpAsked = true;
   warmUpIfIdle();
 });
-if (outputs.every(({ path }) => existsSync(path)) && (await matchesFingerprint(process.cwd()))) tell({ kind: 'up-to-date' });
-else schedule(outputs.map(({ path }) => path));
+// `--said-current`: dev.ts checked at its start and said so; this check only looks again (an input
+// saved since), and says nothing when the answer is the same.
+if (await generatedIsCurrent(process.cwd())) {
+  if (!process.argv.includes('--said-current')) tell({ kind: 'up-to-date' });
+} else schedule(outputs.map(({ path }) => path));
 checked = true;
 warmUpIfIdle();

@@ -5,7 +5,8 @@
  * - [codegen] graphql-codegen on codegen.ts (SDL, operations and `openapi/*.yaml`) in a child process
  *   of its own (scripts/dev-codegen.ts): a save regenerates the outputs it touches; generated/ is
  *   regenerated when deleted. A failed run is printed as `file:line:column message`, and the server
- *   keeps what it serves.
+ *   keeps what it serves. Its start-up check (generated/ against its fingerprint) is made here, so
+ *   that the process can start after the server's first start when there is nothing to generate.
  * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
  * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
  *   (scripts/dev-server.ts), in plain Node from the dev build (.dev-build/): a regenerated SDL is
@@ -106,11 +107,13 @@ function startChild(label: string, command: string, args: string[], options: { i
 /** What says where a failure is and classifies the schema: loaded on the first report (the start does not wait for it). */
 const diagnosis = (): Promise<typeof DevDiagnosis> => import('./dev-diagnosis.js');
 
+const UP_TO_DATE = 'generated/ is up to date (its fingerprint matches its inputs)';
+
 /** Reports of the codegen child, one at a time (a report may print several lines after awaiting). */
 let reports: Promise<void> = Promise.resolve();
 function onCodegenMessage(message: CodegenMessage): void {
   reports = reports.then(async () => {
-    if (message.kind === 'up-to-date') log('codegen', 'generated/ is up to date (its fingerprint matches its inputs)');
+    if (message.kind === 'up-to-date') log('codegen', UP_TO_DATE);
     else if (message.kind === 'failed') for (const line of await (await diagnosis()).failureLines(message.message)) log('codegen', line);
     else if (message.kind === 'regenerated') {
       log('codegen', message.written.length === 0 ? `regenerated in ${message.ms} ms, no file changed` : `regenerated in ${message.ms} ms: ${message.written.join(', ')}`);
@@ -134,7 +137,29 @@ let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
   if (startPhase !== 'server' || stopping) return;
   startPhase = 'types';
+  if (generatedWasCurrent && codegen === undefined) startCodegen(true);
   startTypes();
+}
+
+/**
+ * codegen's start-up check, made here: when generated/ is what its inputs give (its fingerprint), the
+ * codegen process, which only watches from then on, starts once the server's first start is over. On
+ * two cores one more process loading beside the server delays its first answer by about half a
+ * second. When it is not, codegen starts at once, to generate.
+ */
+let generatedWasCurrent = false;
+async function checkGenerated(): Promise<void> {
+  try {
+    const { generatedIsCurrent } = await import('./codegen-fingerprint.js');
+    generatedWasCurrent = await generatedIsCurrent(process.cwd());
+  } catch {
+    // The codegen process checks again, and says what is wrong.
+    generatedWasCurrent = false;
+  }
+  if (stopping) return;
+  if (!generatedWasCurrent) return startCodegen();
+  log('codegen', UP_TO_DATE);
+  if (startPhase !== 'server') startCodegen(true);
 }
 function afterFirstTypecheck(): void {
   if (startPhase !== 'types' || stopping) return;
@@ -146,8 +171,9 @@ function afterFirstTypecheck(): void {
 /** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
 let codegenEnds: number[] = [];
 let codegen: ChildProcess | undefined;
-function startCodegen(): void {
-  const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts')], { ipc: true });
+/** `saidCurrent`: this loop has said generated/ is up to date, and the process need not say it again. */
+function startCodegen(saidCurrent = false): void {
+  const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts'), ...(saidCurrent ? ['--said-current'] : [])], { ipc: true });
   codegen = child;
   if (startPhase === 'warm') child.send({ kind: 'warm-up' } satisfies CodegenRequest);
   child.on('message', onCodegenMessage);
@@ -267,4 +293,4 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
 process.once('exit', releaseLock);
 watchCode();
-startCodegen();
+void checkGenerated();
