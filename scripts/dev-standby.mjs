@@ -15,8 +15,8 @@
  * dependencies preloaded before are not mapped, and cost nothing for it.
  */
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { readdir, readFile, realpath } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -101,16 +101,14 @@ async function dependenciesOf(entry) {
  * @returns {Promise<Array<string | undefined>>}
  */
 async function workspaceSources(specifier, dependencies) {
-  const link = join('node_modules', packageOf(specifier));
-  const linked = await lstat(link).then(
-    (info) => info.isSymbolicLink(),
-    () => false,
-  );
-  if (!linked) {
+  // npm links a workspace package into node_modules; a dependency is installed under it (or, in a
+  // copy of the project, linked to another node_modules).
+  const target = await realpath(join('node_modules', packageOf(specifier))).catch(() => undefined);
+  if (target === undefined || target.split(sep).includes('node_modules')) {
     dependencies.add(specifier);
     return [];
   }
-  const dir = join(await realpath(link), 'src');
+  const dir = join(target, 'src');
   const names = await readdir(dir, { recursive: true }).catch(() => []);
   return names.filter((name) => /\.ts$/.test(name) && !name.endsWith('.d.ts')).map((name) => join(dir, name));
 }
