@@ -6,7 +6,7 @@
  *   of its own (scripts/dev-codegen.ts): a save regenerates the outputs it touches; generated/ is
  *   regenerated when deleted. A failed run is printed as `file:line:column message`, and the server
  *   keeps what it serves. Its start-up check (generated/ against its fingerprint) is made here, so
- *   that the process can start after the server's first start when there is nothing to generate.
+ *   that the process can start after the first typecheck when there is nothing to generate.
  * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
  * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
  *   (scripts/dev-server.ts), in plain Node from the dev build (.dev-build/): a regenerated SDL is
@@ -129,23 +129,24 @@ function onCodegenMessage(message: CodegenMessage): void {
 /**
  * The start, in turns: on a machine of two cores each of these slows the one before it down. First
  * the server (the first answer); once its start is over (it listens, or it failed), the checker's
- * first full check (the first type errors); once that is done (or the checker ended), what only makes
- * later steps faster: the standby server process's loading of the dependencies (the next code edit's
- * restart) and codegen's warm-up (the first SDL save's regeneration).
+ * first full check (the first type errors); once that is done (or the checker ended), the codegen
+ * process when generated/ was current (see checkGenerated), and what only makes later steps faster:
+ * the standby server process's loading of the dependencies (the next code edit's restart) and
+ * codegen's warm-up (the first SDL save's regeneration).
  */
 let startPhase: 'server' | 'types' | 'warm' = 'server';
 function afterFirstServerStart(): void {
   if (startPhase !== 'server' || stopping) return;
   startPhase = 'types';
-  if (generatedWasCurrent && codegen === undefined) startCodegen(true);
   startTypes();
 }
 
 /**
  * codegen's start-up check, made here: when generated/ is what its inputs give (its fingerprint), the
- * codegen process, which only watches from then on, starts once the server's first start is over. On
- * two cores one more process loading beside the server delays its first answer by about half a
- * second. When it is not, codegen starts at once, to generate.
+ * codegen process, which only watches from then on, starts with the warm-up, once the first check is
+ * done: on two cores one more process loading beside the server delays its first answer by about
+ * half a second, and beside the checker its first check. It looks again when it starts, so a save
+ * made before is regenerated then. When generated/ is not current, codegen starts at once, to generate.
  */
 let generatedWasCurrent = false;
 async function checkGenerated(): Promise<void> {
@@ -159,13 +160,14 @@ async function checkGenerated(): Promise<void> {
   if (stopping) return;
   if (!generatedWasCurrent) return startCodegen();
   log('codegen', UP_TO_DATE);
-  if (startPhase !== 'server') startCodegen(true);
+  if (startPhase === 'warm') startCodegen(true);
 }
 function afterFirstTypecheck(): void {
   if (startPhase !== 'types' || stopping) return;
   startPhase = 'warm';
   server.preloadStandbys();
-  if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
+  if (generatedWasCurrent && codegen === undefined) startCodegen(true);
+  else if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
 }
 
 /** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
