@@ -14,9 +14,10 @@
  * Changes that come during a restart make one more restart after it.
  *
  * The dev build (scripts/dev-start.mjs): an entry among the service's modules (src/, examples/) runs
- * from the product's own transpile into .dev-build/ (esbuild, source maps beside) in plain Node. Under a TypeScript loader (tsx) every module a start loads, the dependencies' too,
- * passes through the loader's hooks: about a second of a two-core machine's start. An entry outside
- * the build (a file of one's own elsewhere) runs under tsx.
+ * from the product's own transpile into .dev-build/ (esbuild, source maps beside) in plain Node.
+ * Under a TypeScript loader (tsx) every module a start loads, the dependencies' too, passes through
+ * the loader's hooks: about a second of a two-core machine's start. An entry outside the build (a
+ * file of one's own elsewhere) runs under tsx.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

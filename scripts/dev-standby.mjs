@@ -1,12 +1,13 @@
 // @ts-check
 /**
  * A server process of `npm run dev`, started before it is needed (scripts/dev-server.ts). Told to
- * `preload` (or started with `--preload`), it loads the runtime dependencies of package.json while it waits — most of a start's
- * time (graphql, yoga, pino, zod…), and nothing a developer edits. Told to `run` the entry, it first
- * imports what the entry imports (the project's code as it is now) and answers `imported`, or
- * `failed` with the error, and exits 1: dev-server.ts stops the server being replaced only after
- * `imported`, so code that throws at import never takes the last good server down. Told to
- * `start`, it imports the entry itself, which starts listening (its imports are loaded by then).
+ * `preload` an entry (or started with `--preload <entry>`), it loads the dependencies that entry
+ * loads while it waits — most of a start's time (graphql, yoga, pino, zod…), and nothing a developer
+ * edits. Told to `run` the entry, it first imports what the entry imports (the project's code as it
+ * is now) and answers `imported`, or `failed` with the error, and exits 1: dev-server.ts stops the
+ * server being replaced only after `imported`, so code that throws at import never takes the last
+ * good server down. Told to `start`, it imports the entry itself, which starts listening (its
+ * imports are loaded by then).
  *
  * Plain Node on purpose: the entry it runs is the dev build's JavaScript (.dev-build/), and a start
  * without a TypeScript loader spends nothing on hooks around each of the dependencies' modules. An
@@ -87,7 +88,11 @@ async function dependenciesOf(entry) {
     for (const [, specifier = ''] of source.matchAll(RUNTIME_IMPORT)) {
       if (specifier.startsWith('node:')) continue;
       const next = specifier.startsWith('.') ? [sourceOf(specifier, file)] : await workspaceSources(specifier, dependencies);
-      for (const path of next) if (path !== undefined && !seen.has(path) && (seen.add(path), true)) queue.push(path);
+      for (const path of next) {
+        if (path === undefined || seen.has(path)) continue;
+        seen.add(path);
+        queue.push(path);
+      }
     }
   }
   return [...dependencies];
