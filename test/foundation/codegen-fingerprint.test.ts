@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inputsOf, matchesFingerprint, saveFingerprint } from '../../scripts/codegen-fingerprint.js';
+import config from '../../codegen.js';
+import { generatedIsCurrent, inputsOf, matchesFingerprint, saveFingerprint } from '../../scripts/codegen-fingerprint.js';
 
 /**
  * The fingerprint `npm run dev` starts from (scripts/codegen-fingerprint.ts), on a small project of
@@ -61,4 +62,18 @@ it('does not hash itself, and a fingerprint that is not one (hand-edited, trunca
 it("takes an output's watch pattern as its input when it has one (a preset that reads other files)", () => {
   expect(inputsOf({ schema: 'schema/*.graphql', preset: 'x', watchPattern: 'openapi/*.yaml' } as never)).toEqual(['openapi/*.yaml']);
   expect(inputsOf({ schema: ['a.graphql', 'b.graphql'], documents: 'ops/*.graphql', plugins: [] })).toEqual(['a.graphql', 'b.graphql', 'ops/*.graphql']);
+});
+
+it('says generated/ is current (nothing to generate at start) only when every output of codegen.ts exists and the fingerprint matches', async () => {
+  // An output is a file, or a directory (a preset's, ending in /).
+  const outputs = Object.keys(config.generates);
+  for (const path of outputs) await (path.endsWith('/') ? mkdir(join(root, path), { recursive: true }) : write(path, '// generated\n'));
+  await saveFingerprint(root);
+  expect(await generatedIsCurrent(root)).toBe(true);
+  // A missing output is generated even under a fingerprint taken without it.
+  const file = outputs.find((path) => !path.endsWith('/')) ?? '';
+  await rm(join(root, file));
+  await saveFingerprint(root);
+  expect(await matchesFingerprint(root)).toBe(true);
+  expect(await generatedIsCurrent(root)).toBe(false);
 });
