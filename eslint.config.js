@@ -4,7 +4,7 @@ import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.test-dist/**', '.dev-build/**', 'packages/*/dist/**', 'packages/*/needs-typescript-*.d.ts', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
+  { ignores: ['dist/**', '.test-dist/**', '.dev-build*/**', 'packages/*/dist/**', 'packages/*/needs-typescript-*.d.ts', 'generated/**', 'node_modules/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
