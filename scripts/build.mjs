@@ -16,8 +16,8 @@
  *                                       levels above dist/<dir>/<dir>/: a build copies none of them),
  *                                       and one that only a build made (it holds a record) or that
  *                                       does not exist yet, since a build replaces it whole.
- *                                       `npm run dev` runs its server from .dev-build/ (scripts/dev-server.ts)
- *                                       and `npm test` builds into .test-dist/ (its global
+ *                                       `npm run dev` builds into .dev-build/ (scripts/dev-start.mjs)
+ *                                       and `npm test` into .test-dist/ (its global
  *                                       setup, test/support/global-build.ts), so the suite never
  *                                       swaps dist/ under a running `npm start`, nor `npm start` or
  *                                       `npm run build` swaps the tests' build under a test.

@@ -4,8 +4,8 @@
  * codegen.ts, run again for the outputs a save touches.
  * - At start, when generated/ is what a codegen run made from the inputs as they are (its committed
  *   fingerprint: scripts/codegen-fingerprint.ts), nothing is generated; otherwise every output is.
- *   (dev.ts makes that check first, and starts this process after the server's first start when it
- *   held: `--said-current`.)
+ *   (dev.ts makes that check first, and starts this process once the first typecheck is done when
+ *   it held: `--said-current`.)
  *   The CLI and its plugins are loaded and warmed up either way, so that the first save finds them
  *   warm: by a generation, or, when nothing was generated, once dev.ts says so (`warm-up`: after the
  *   server's first start and the checker's first check, which it would slow down on two cores).

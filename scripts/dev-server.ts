@@ -32,10 +32,15 @@ type StandbyRequest = { kind: 'preload'; entry: string } | { kind: 'run'; entry:
 /** What a standby tells dev-server.ts: its error is the one its code threw, as it crossed the channel. */
 type StandbyReport = { kind: 'standing-by' } | { kind: 'imported' } | { kind: 'failed'; error: { name: string; message: string; stack: string } };
 
-/** The dev build's module of `entry`, if the build has one (a module of src/ or examples/). */
-function builtModuleOf(entry: string): string | undefined {
+/** `entry`'s path in the project (the dev build's possible module of it), or undefined for an entry elsewhere. */
+function projectPathOf(entry: string): string | undefined {
   const path = relative(process.cwd(), resolve(entry));
-  if (path.startsWith('..') || isAbsolute(path) || !path.endsWith('.ts')) return undefined;
+  return path.startsWith('..') || isAbsolute(path) ? undefined : path;
+}
+
+/** The dev build's module of the entry at `path` in the project, if the build has one (a module of src/ or examples/). */
+function builtModuleOf(path: string): string | undefined {
+  if (!path.endsWith('.ts')) return undefined;
   const built = join(DEV_BUILD_DIR, `${path.slice(0, -'.ts'.length)}.js`);
   return existsSync(built) ? built : undefined;
 }
@@ -94,8 +99,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
   /** The dev build's module of the entry, once a build made one; until then, and for an entry outside the build, the standby runs the entry under tsx. */
   let builtEntry: string | undefined;
   /** An entry in the project may be in the build; one elsewhere is never. */
-  const entryPath = relative(process.cwd(), resolve(entry));
-  const mayBuild = !entryPath.startsWith('..') && !isAbsolute(entryPath);
+  const entryInProject = projectPathOf(entry);
 
   /** A new server process, or the one `npm run dev` started before dev.ts loaded (scripts/dev.mjs), with what it reported meanwhile. */
   function spawnServerProcess(): ServerProcess {
@@ -154,7 +158,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
     startedAt = performance.now();
     const next = standby ?? spawnServerProcess();
     standby = undefined;
-    if (mayBuild) {
+    if (entryInProject !== undefined) {
       // The dependencies load while the build runs: they are most of a start, and no build changes them.
       void next.next('standing-by').then((ready) => ready && send(next, { kind: 'preload', entry }));
       const build = await buildDev();
@@ -164,7 +168,7 @@ export function createDevServer(options: DevServerOptions): DevServer {
         standby = next;
         return notStarted(reason);
       }
-      builtEntry = builtModuleOf(entry);
+      builtEntry = builtModuleOf(entryInProject);
     }
     const ready = await next.next('standing-by');
     const imported = ready && (send(next, { kind: 'run', entry: builtEntry ?? entry }), await next.next('imported'));

@@ -40,14 +40,17 @@ function fail(error) {
   tell({ kind: 'failed', error: { name, message, stack } }, () => process.exit(1));
 }
 
-/** `import … from '…'` and `import '…'` of a module (type-only imports load nothing at run time). */
-const STATIC_IMPORT = /^\s*import\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+/**
+ * What loads a module at run time, in TypeScript sources and the build's JavaScript alike:
+ * `import … from`, `import '…'`, `export … from` (not `import type`, `export type`).
+ */
+const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
 /** @param {string} entryPath */
 async function staticImportsOf(entryPath) {
   const source = await readFile(entryPath, 'utf8');
   const base = pathToFileURL(entryPath);
-  return [...source.matchAll(STATIC_IMPORT)].map(([, specifier = '']) => (specifier.startsWith('.') ? new URL(specifier, base).href : specifier));
+  return [...source.matchAll(RUNTIME_IMPORT)].map(([, specifier = '']) => (specifier.startsWith('.') ? new URL(specifier, base).href : specifier));
 }
 
 /** Set once the entry is to run: the preload starts no further import. */
@@ -55,8 +58,6 @@ let runAsked = false;
 let preloadAsked = false;
 let started = false;
 
-/** What loads a module at run time in TypeScript source: `import … from`, `import '…'`, `export … from` (not `import type`, `export type`). */
-const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 /** The most source files the preload reads to find the entry's dependencies. */
 const MAX_SOURCES = 2_000;
 

@@ -11,8 +11,9 @@
  * Also: a code edit → the restarted channel server answers, and tsgo's diagnostics against tsc's on
  * the project with a missing resolver.
  * Targets (quiet machine: each first start waits until the 1-minute load average is at most
- * BENCH_QUIET_LOAD, default 1, for up to two minutes): first answer ≤ 3 s, first codegen ≤ 3 s, first typecheck ≤ 10 s,
- * SDL → types ≤ 0.3 s, → served ≤ 1 s, → error printed ≤ 2 s, resolver edit → served ≤ 1.5 s.
+ * BENCH_QUIET_LOAD, default 1, for up to two minutes): first answer ≤ 3 s, first codegen ≤ 3 s,
+ * first typecheck ≤ 10 s, SDL → types ≤ 0.3 s, → served ≤ 1 s, → error printed ≤ 2 s,
+ * resolver edit → served ≤ 1.5 s.
  * Run: `npx tsx bench/dev/run.ts`; results in bench/results/dev.json.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -256,9 +257,9 @@ const project = await copyProject();
 const results: Record<string, unknown> = { runs, quietLoad: QUIET_LOAD };
 try {
   // The channel service, BENCH_RUNS first starts, each in a fresh copy (the first start of a fresh
-  // clone: a copy has no dev build, and tsx's cache of transpiled modules is per path): one start varies by
-  // seconds on these machines, so each row is the median of its samples. The first copy is then the
-  // Star Wars example's.
+  // clone: a copy has no dev build, and tsx's cache of transpiled modules is per path): one start
+  // varies by seconds on these machines, so each row is the median of its samples. The first copy
+  // is then the Star Wars example's.
   const channelStarts: ChannelStart[] = [];
   for (let run = 0; run < runs; run += 1) {
     const copy = run === 0 ? project : await copyProject();

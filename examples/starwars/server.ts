@@ -16,9 +16,8 @@ import { resolvers } from './resolvers.js';
  * three levels up, in the project. A build copies no SDL, so a regenerated SDL is what a built server
  * swaps in (the dev loop runs a build too).
  */
-export const starWarsSchemaDir = [new URL('schema', import.meta.url), new URL('../../../examples/starwars/schema', import.meta.url)]
-  .map((url) => fileURLToPath(url))
-  .find((dir) => existsSync(join(dir, 'starwars.graphql'))) ?? fileURLToPath(new URL('schema', import.meta.url));
+const schemaDirs = [new URL('schema', import.meta.url), new URL('../../../examples/starwars/schema', import.meta.url)].map((url) => fileURLToPath(url));
+export const starWarsSchemaDir = schemaDirs.find((dir) => existsSync(join(dir, 'starwars.graphql'))) ?? schemaDirs[0]!;
 
 export interface StarWarsServerOptions {
   /** The data access object (default: a fresh one over the canonical data). */
