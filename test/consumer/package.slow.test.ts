@@ -158,7 +158,8 @@ describe('the packed packages in a fresh project', () => {
     const lines = source.split('\n');
     const unguarded = lines.filter((line) => !line.includes('@ts-expect-error')).join('\n');
     await writeFile(join(project, 'src', 'unguarded.ts'), unguarded);
-    await writeFile(join(project, 'tsconfig.unguarded.json'), JSON.stringify({ extends: './tsconfig.node16.json', compilerOptions: { noEmit: true }, files: ['src/unguarded.ts'] }));
+    // The declaration files are the node16 typecheck's: checked there, skipped here (most of a check's time).
+    await writeFile(join(project, 'tsconfig.unguarded.json'), JSON.stringify({ extends: './tsconfig.node16.json', compilerOptions: { noEmit: true, skipLibCheck: true }, files: ['src/unguarded.ts'] }));
     const { code, output } = await tsc(['-p', 'tsconfig.unguarded.json']);
     expect(code).not.toBe(0);
     const errors = output.split('\n').filter((line) => line.includes('error TS'));
