@@ -13,7 +13,8 @@
  * Plain JavaScript so that scripts/dev.mjs can start the first build and the first server process
  * (which loads the dependencies meanwhile) before the TypeScript loader and dev.ts load: on a fresh
  * clone they are the way to the first answer, and dev.ts would start them half a second later.
- * dev-server.ts takes both over. Types for dev-server.ts and dev.ts: dev-start.d.mts.
+ * dev-server.ts takes both over; it and dev.ts read this module's types from its JSDoc (tsconfig.json
+ * allowJs), so there is no second declaration of them to keep in step.
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
