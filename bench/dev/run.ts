@@ -245,7 +245,7 @@ async function measureChannelStart(copy: ProjectCopy): Promise<ChannelStart> {
   const channel = await startOurs(copy, undefined, '{ stats { subscribers } }');
   const restarts = (channel.watched.output.match(/\[server\] restarted in/g) ?? []).length;
   const touched = performance.now();
-  await writeFile(join(copy.dir, 'src/graphql/limits.ts'), `${await copy.readText('src/graphql/limits.ts')}\n`);
+  await writeFile(join(copy.dir, 'src/graphql/plugins/limits.ts'), `${await copy.readText('src/graphql/plugins/limits.ts')}\n`);
   await channel.watched.until(new RegExp(`(?:[\\s\\S]*\\[server\\] restarted in){${restarts + 1}}`), 300_000, 0);
   await untilAnswer(channel.url, '{ stats { subscribers } }', (body) => body.errors === undefined);
   const restart = sample(touched);

@@ -77,8 +77,8 @@ if (target === 'floor' || target === 'floor/headers') {
   const [{ default: Fastify }, { default: mercurius }, { createChannelGraphContext, createSnapshotIndexes }, { createChannelResolvers }, { createExecutableSchema }] = await Promise.all([
     import('fastify'),
     import('mercurius'),
-    import('../../dist/src/graphql/context.js'),
-    import('../../dist/src/graphql/resolvers.js'),
+    import('../../dist/src/graphql/schema/context.js'),
+    import('../../dist/src/graphql/schema/resolvers.js'),
     import('../../dist/src/graphql/server.js'),
   ]);
   const indexes = createSnapshotIndexes(app.store);

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Supporter as SupporterModel, Tier as TierModel, ChannelStatsView as ChannelStatsViewModel } from '../../src/channel/models.js';
 import type { SupporterChangeEvent as SupporterChangeEventModel } from '../../src/channel/supporter-events.js';
-import type { ChannelGraphContext } from '../../src/graphql/context.js';
+import type { ChannelGraphContext } from '../../src/graphql/schema/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };

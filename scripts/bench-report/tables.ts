@@ -209,7 +209,7 @@ const STARWARS_TARGETS: Readonly<Record<string, string>> = {
   ours: 'ours (yoga, graphql-js)',
   'ours+jit': 'ours + graphql-jit',
   'ours+plugin-cache': 'ours + @graphql-yoga/plugin-response-cache',
-  'ours+http-cache': 'ours + HTTP-level response cache (`src/graphql/response-cache.ts`)',
+  'ours+response-cache': 'ours + its response cache plugin (`src/graphql/speed/response-cache.ts`)',
   'mercurius+jit': 'mercurius + graphql-jit (same schema and resolvers)',
   floor: 'raw `node:http`, same JSON bytes (floor)',
 };
@@ -217,7 +217,7 @@ const STARWARS_GOALS: Readonly<Record<string, string>> = {
   oursVsMercurius: 'ours, uncached, against mercurius+jit',
   oursJitVsMercurius: 'ours + graphql-jit, uncached, against mercurius+jit',
   pluginCachedVsFloor: "ours with yoga's plugin cache, against the floor",
-  httpCachedVsFloor: 'ours with the HTTP-level cache, against the floor',
+  responseCachedVsFloor: 'ours with its response cache plugin, against the floor',
 };
 
 async function starwars(read: ReadResults): Promise<string> {

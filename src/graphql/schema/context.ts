@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
-import type { ChannelStatsView, Platform, Supporter, SupportersSnapshot, Tier } from '../channel/models.js';
-import { orderSupporters, type SupporterOrder } from '../channel/order.js';
-import type { SnapshotStore } from '../channel/snapshot-store.js';
+import type { ChannelStatsView, Platform, Supporter, SupportersSnapshot, Tier } from '../../channel/models.js';
+import { orderSupporters, type SupporterOrder } from '../../channel/order.js';
+import type { SnapshotStore } from '../../channel/snapshot-store.js';
 
 /** The part of the snapshot store the graph reads: the data, and a signal when it changes. */
 export type ChannelGraphStore = Pick<SnapshotStore, 'read' | 'onChange' | 'current'>;
@@ -104,7 +104,7 @@ export type ChannelGraphContext = {
    * while a read is in flight or when the store has no snapshot yet (a cold start: use `platform`).
    * Resolvers answer synchronously through it: a promise per field per list item is most of what
    * executing a large answer allocates, and an execution whose resolvers all answered synchronously
-   * is answered without a promise (prepared-operations.ts).
+   * is answered without a promise.
    */
   platformRead(platform: Platform): PlatformIndex | undefined;
   /** The video channel's statistics; rejects with the store's UpstreamUnavailableError. */

@@ -1,6 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * The executable schema of a running server, replaceable (development only: `npm run dev` swaps in
@@ -24,12 +23,11 @@ export interface SchemaSwap {
 export function createSchemaSwap(initial: GraphQLSchema): SchemaSwap {
   let current = initial;
   return {
-    // A swap clears the document cache, and the prepared operations with it (skippable-plugins.ts).
-    plugin: skippableByRepeats({
+    plugin: {
       onEnveloped({ setSchema }) {
         setSchema(current);
       },
-    }),
+    },
     replace(schema) {
       current = schema;
     },

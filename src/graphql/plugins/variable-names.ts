@@ -1,6 +1,5 @@
 import type { ASTVisitor, ValidationContext, ValidationRule } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /** `extensions.code` of a document that names a variable `$__proto__`. */
 export const VARIABLE_NAME_NOT_SUPPORTED = 'VARIABLE_NAME_NOT_SUPPORTED';
@@ -10,9 +9,9 @@ export const VARIABLE_NAME_NOT_SUPPORTED = 'VARIABLE_NAME_NOT_SUPPORTED';
  * variables in plain JavaScript objects, where assigning the key `__proto__` sets the prototype
  * instead of a value: yoga's executor and graphql-jit both lose the value the client sent, and answer
  * as if it had not been given. The variable is refused at validation instead, with a message that
- * says so, the same way on every path (an invalid document is never cached, so never compiled).
- * Object.prototype's other names (`constructor`, `toString`…) are ordinary keys once assigned, and
- * are served (jit.ts reads them as own properties only).
+ * says so, the same way on every transport. Object.prototype's other names (`constructor`,
+ * `toString`…) are ordinary keys once assigned, and are served (by graphql-js: speed/jit.ts does not
+ * compile a document that uses them).
  */
 export const supportedVariableNamesRule: ValidationRule = (context: ValidationContext): ASTVisitor => ({
   VariableDefinition(node) {
@@ -27,10 +26,9 @@ export const supportedVariableNamesRule: ValidationRule = (context: ValidationCo
 });
 
 export function useSupportedVariableNames(): Plugin {
-  // A validation rule: a repeated document was valid (skippable-plugins.ts).
-  return skippableByRepeats({
+  return {
     onValidate({ addValidationRule }) {
       addValidationRule(supportedVariableNamesRule);
     },
-  });
+  };
 }

@@ -1,5 +1,4 @@
 import type { Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * What a person gets who opens the GraphQL endpoint in a browser while GraphiQL is off (the
@@ -30,7 +29,6 @@ const PAGE = `<!doctype html>
 
 /**
  * Answers a browser's visit to `endpoint` with the page above (register only while GraphiQL is off).
- * A request for HTML is never prepared or replayed (skippable-plugins.ts).
  */
 export function useGraphiQLOffPage(endpoint: string): Plugin {
   const page = new TextEncoder().encode(PAGE);
@@ -41,7 +39,7 @@ export function useGraphiQLOffPage(endpoint: string): Plugin {
     vary: 'Accept',
     'cache-control': 'no-store',
   };
-  return skippableByRepeats({
+  return {
     onRequest(payload) {
       const { request, url } = payload;
       if (request.method !== 'GET' || (url.pathname !== endpoint && url.pathname !== `${endpoint}/`)) return;
@@ -49,5 +47,5 @@ export function useGraphiQLOffPage(endpoint: string): Plugin {
       if (OPERATION_PARAMETERS.some((name) => url.searchParams.has(name))) return;
       payload.endResponse(new payload.fetchAPI.Response(page, { status: 400, headers }));
     },
-  });
+  };
 }

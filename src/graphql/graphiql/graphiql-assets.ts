@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { negotiateContentCoding, type Coding, type ContentCoding } from '../lib/content-coding.js';
-import { skippableByRepeats } from './skippable-plugins.js';
+import { negotiateContentCoding, type Coding, type ContentCoding } from '../../lib/content-coding.js';
 
 /**
  * GraphiQL as separate, cacheable files instead of one ~9 MB inline page. The built files of
@@ -174,8 +173,7 @@ export function createGraphiQLAssets(endpoint: string, options: GraphiQLAssetsOp
   loading.catch(() => undefined);
   return {
     render: async (options = {}) => renderPage(await loading, options),
-    // Its files answer GETs under their own paths, the same to every request (skippable-plugins.ts).
-    plugin: skippableByRepeats({
+    plugin: {
       onRequest(payload) {
         const { request, fetchAPI } = payload;
         const { url } = request;
@@ -211,6 +209,6 @@ export function createGraphiQLAssets(endpoint: string, options: GraphiQLAssetsOp
       onDispose: async () => {
         await worker.terminate();
       },
-    }),
+    },
   };
 }

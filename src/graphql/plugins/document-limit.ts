@@ -1,5 +1,4 @@
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /** Largest document (UTF-8 bytes) by default: the longest operation the package ships is 323 bytes. */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -38,8 +37,7 @@ export function requestHeadLimitFor(maxDocumentBytes: number): number {
 export function useDocumentLimit(maxDocumentBytes: number): Plugin {
   // UTF-8 takes at most 3 bytes per UTF-16 code unit: shorter texts are within the limit uncounted.
   const surelyWithin = Math.floor(maxDocumentBytes / 3);
-  // It judges the document's text, the same in a repeated request (skippable-plugins.ts).
-  return skippableByRepeats({
+  return {
     onParams({ params, request }) {
       const { query } = params;
       if (typeof query !== 'string' || query.length <= surelyWithin) return;
@@ -49,5 +47,5 @@ export function useDocumentLimit(maxDocumentBytes: number): Plugin {
         extensions: { code: DOCUMENT_TOO_LARGE, http: { status: request.method === 'GET' ? 414 : 413 } },
       });
     },
-  });
+  };
 }

@@ -1,15 +1,12 @@
 import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { ChannelGraphContext } from './context.js';
-import { skippableByRepeats } from './skippable-plugins.js';
+import type { ChannelGraphContext } from '../schema/context.js';
 
 /**
  * Appends the errors of list fields that resolved partially (ChannelGraphContext.partialErrors) to
  * the response. A non-null list cannot be null, so this is how `supporters` says "one platform is
  * missing" while still listing the other. Registered before the response cache, so the cache sees
- * the errors and does not keep the partial response. A repeated request may skip it
- * (skippable-plugins.ts): a prepared answer with partial errors is left to yoga, and a replayed one
- * never had any.
+ * the errors and does not keep the partial response.
  */
 export function usePartialErrors(): Plugin<ChannelGraphContext> {
   // One hooks object for every execution: nothing is allocated per request unless there are errors.
@@ -22,5 +19,5 @@ export function usePartialErrors(): Plugin<ChannelGraphContext> {
       setResult({ ...result, errors: [...errors, ...partialErrors] });
     },
   };
-  return skippableByRepeats({ onExecute: () => afterExecution });
+  return { onExecute: () => afterExecution };
 }

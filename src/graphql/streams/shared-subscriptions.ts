@@ -1,6 +1,5 @@
 import { print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /**
  * One execution per subscription, however many clients hold it. A thousand overlays subscribed
@@ -224,8 +223,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
     return execution;
   }
 
-  // Subscriptions only, which are never prepared or replayed (skippable-plugins.ts).
-  const plugin: Plugin = skippableByRepeats({
+  const plugin: Plugin = {
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn((args: ExecutionArgs) => {
         const key = keyOf(args);
@@ -237,7 +235,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         return execution.join();
       });
     },
-  });
+  };
 
   return {
     plugin,

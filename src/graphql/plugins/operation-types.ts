@@ -1,6 +1,5 @@
 import type { ASTVisitor, ValidationContext, ValidationRule } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /** `extensions.code` of an operation whose type (mutation, subscription) the schema does not have. */
 export const OPERATION_TYPE_NOT_SUPPORTED = 'OPERATION_TYPE_NOT_SUPPORTED';
@@ -32,12 +31,11 @@ export const SUBSCRIPTION_NEEDS_STREAM = 'SUBSCRIPTION_NEEDS_STREAM';
 const STREAMING_ACCEPT = /text\/event-stream|multipart\/mixed/i;
 
 export function useKnownOperationTypes(): Plugin {
-  // A validation rule: a repeated document was valid (skippable-plugins.ts).
-  return skippableByRepeats({
+  return {
     onValidate({ addValidationRule }) {
       addValidationRule(knownOperationTypesRule);
     },
-  });
+  };
 }
 
 /**
@@ -55,12 +53,11 @@ export function useStreamingSubscriptions(): Plugin {
       ),
     ],
   };
-  // Subscriptions only, which are never prepared or replayed (skippable-plugins.ts).
-  return skippableByRepeats({
+  return {
     onSubscribe({ args, setResultAndStopExecution }) {
       const { request } = args.contextValue as { request?: Request };
       if (request === undefined || STREAMING_ACCEPT.test(request.headers.get('accept') ?? '')) return;
       setResultAndStopExecution(refusal);
     },
-  });
+  };
 }

@@ -6,10 +6,10 @@ import type {
   Resolvers,
   SupporterChange as GraphSupporterChange,
   SupporterOrder as GraphSupporterOrder,
-} from '../../generated/channel/resolvers-types.js';
-import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js';
-import type { SupporterOrder } from '../channel/order.js';
-import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
+} from '../../../generated/channel/resolvers-types.js';
+import type { ChannelStatsView, Platform, Supporter } from '../../channel/models.js';
+import type { SupporterOrder } from '../../channel/order.js';
+import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../../channel/supporter-events.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
 import { property } from './property-resolvers.js';
 import { toUpstreamUnavailable } from './upstream-error.js';

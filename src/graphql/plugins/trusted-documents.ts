@@ -2,7 +2,6 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import { persistedDocuments, type PersistedDocuments } from '@channel-graph/client/persisted-documents';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 export type { PersistedDocuments };
 
@@ -58,8 +57,6 @@ function refusal(kind: keyof typeof REFUSALS): GraphQLError {
 /**
  * Trusted documents: serves the manifest at PERSISTED_DOCUMENTS_PATH and runs a document named by its
  * id. With `only`, a request carrying its own query text is refused: only the manifest's documents run.
- * What they answer is decided by the URL and the body's document or id, so a repeated request may skip
- * them (skippable-plugins.ts).
  */
 export function useTrustedDocuments(documents: PersistedDocuments, options: { only: boolean }): Plugin[] {
   const manifestBody = JSON.stringify(documents);
@@ -85,7 +82,7 @@ export function useTrustedDocuments(documents: PersistedDocuments, options: { on
       persistedQueryOnly: { ...REFUSALS.persistedQueryOnly, extensions: { ...REFUSALS.persistedQueryOnly.extensions, http: { status: 400 } } },
     },
   });
-  return [skippableByRepeats(serveManifest), skippableByRepeats(runPersisted)];
+  return [serveManifest, runPersisted];
 }
 
 /** The request of a transport outside yoga's HTTP pipeline (graphql-ws's subscribe message). */

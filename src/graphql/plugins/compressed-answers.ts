@@ -1,26 +1,20 @@
 import type { Plugin } from 'graphql-yoga';
-import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../lib/compression.js';
-import { skippableByRepeats } from './skippable-plugins.js';
+import { isCompressibleType, MIN_COMPRESSED_BYTES, type Compression } from '../../lib/compression.js';
 
 /**
- * Compression of the answers yoga writes to the client itself: those no layer in front of it reads
- * (graph-answer.ts), e.g. its errors for a request the response cache does not take, a GET when the
- * cache is off, GraphiQL's page. They are compressed at the fast level (compression.ts) when the
- * request accepts a coding and the answer is negotiated, with `Vary: Accept-Encoding` then.
+ * Compression of the graph's answers: compressed at the fast level (compression.ts) when the request
+ * accepts a coding and the answer is negotiated (1 KiB or more of a compressible type), with
+ * `Vary: Accept-Encoding` then.
  *
- * Left as they are: answers read through yoga's fetch API by the layers in front of it (their server
- * context carries no node request: those layers compress what they write), streamed answers (server-
- * sent events, multipart: not a compressible type, and never read whole here), answers that already
- * chose their coding (GraphiQL's files: Content-Encoding, or a Vary naming Accept-Encoding), HEAD and
- * bodiless answers. Prepared and replayed answers are compressed by the layer that writes them, so
- * they may skip it (skippable-plugins.ts).
+ * Left as they are: streamed answers (server-sent events, multipart: not a compressible type, and
+ * never read whole here), answers that already chose their coding (GraphiQL's files and the response
+ * cache's kept answers: Content-Encoding, or a Vary naming Accept-Encoding), HEAD and bodiless
+ * answers. Registered last, so that it compresses what every other plugin answered.
  */
 export function useCompressedAnswers(compression: Compression): Plugin {
-  return skippableByRepeats({
+  return {
     onResponse(payload) {
-      const { request, response, serverContext, fetchAPI } = payload;
-      // node:http requests (yoga's requestListener) carry their node request as `req` (@whatwg-node/server).
-      if ((serverContext as { req?: unknown }).req === undefined) return undefined;
+      const { request, response, fetchAPI } = payload;
       if (request.method === 'HEAD' || response.body === null || response.status < 200 || response.status === 204 || response.status === 304) return undefined;
       const { headers } = response;
       const contentType = headers.get('content-type');
@@ -51,5 +45,5 @@ export function useCompressedAnswers(compression: Compression): Plugin {
         return answer(compressed, negotiated);
       });
     },
-  });
+  };
 }

@@ -1,8 +1,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import type { GraphSettings } from './graph-settings.js';
-import { skippableByRepeats } from './skippable-plugins.js';
+import type { GraphSettings } from '../graph-settings.js';
 
 /** `extensions.code` of each limit; the message names the limit and, where known, the value found. */
 export const LIMIT_CODES = {
@@ -74,20 +73,19 @@ function rejectWith(code: string) {
  * The five limits of GraphSettings. Field suggestions ("Did you mean …?") follow introspection: they
  * name nothing introspection does not, and the graph answers introspection in every mode (GraphiQL
  * and the client caches read it; the SDL ships in the package), so they are given in every mode too.
- * A graph that turned introspection off would have to hide them as well. They judge the document
- * alone, so a repeated request may skip them (skippable-plugins.ts).
+ * A graph that turned introspection off would have to hide them as well.
  */
 export function useLimits(settings: LimitSettings): Plugin[] {
   const refusal = (code: string) => ({ propagateOnRejection: false, onReject: rejectWith(code) });
   return [
-    skippableByRepeats(useTokenLimit(settings.maxTokens)),
-    skippableByRepeats(EnvelopArmorPlugin({
+    useTokenLimit(settings.maxTokens),
+    EnvelopArmorPlugin({
       maxTokens: { enabled: false },
       maxDepth: { n: settings.maxDepth, ...refusal(LIMIT_CODES.depth) },
       maxAliases: { n: settings.maxAliases, ...refusal(LIMIT_CODES.aliases) },
       maxDirectives: { n: settings.maxDirectives, ...refusal(LIMIT_CODES.directives) },
       costLimit: { maxCost: settings.maxCost, ...refusal(LIMIT_CODES.cost) },
       blockFieldSuggestion: { enabled: false },
-    })),
+    }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { GraphQLError, GraphQLResolveInfo } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
-import { UpstreamUnavailableError } from '../channel/snapshot-store.js';
+import { UpstreamUnavailableError } from '../../channel/snapshot-store.js';
 
 /** `extensions.code` of a field whose source has never been fetched and whose upstream is down. */
 export const UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE';

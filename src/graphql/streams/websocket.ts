@@ -4,10 +4,10 @@ import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema
 import type { ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { ChannelGraph } from './channel-graph.js';
-import { DOCUMENT_TOO_LARGE, requestBodyLimitFor } from './document-limit.js';
-import type { GraphSettings } from './graph-settings.js';
-import { createDocumentResolver, type PersistedDocuments } from './trusted-documents.js';
+import type { ChannelGraphYoga } from '../channel-graph.js';
+import type { GraphSettings } from '../graph-settings.js';
+import { DOCUMENT_TOO_LARGE, requestBodyLimitFor } from '../plugins/document-limit.js';
+import { createDocumentResolver, type PersistedDocuments } from '../plugins/trusted-documents.js';
 
 /**
  * GraphQL over WebSocket (the graphql-ws protocol, subprotocol `graphql-transport-ws`) on the
@@ -17,7 +17,7 @@ import { createDocumentResolver, type PersistedDocuments } from './trusted-docum
  * of HTTP. Trusted-documents mode is applied here, since it is a step of yoga's HTTP pipeline.
  */
 export interface GraphWebSocketOptions {
-  graph: ChannelGraph;
+  graph: ChannelGraphYoga;
   settings: Pick<GraphSettings, 'maxDocumentBytes' | 'trustedDocumentsOnly' | 'development'>;
   persistedDocuments: PersistedDocuments;
   /** Connections open at once; one more is refused (HTTP 503 before the upgrade). Default 1,000. */

@@ -3,11 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * RFC 9112 §3.2: a server responds 400 to a request whose Host header is invalid. The fetch-API
- * adapter under yoga builds each request's URL from Host, and an unparseable one was a 500 whose body
- * was the stack trace. Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): an IP literal
- * in brackets or a reg-name, which must also be a host the WHATWG URL parser accepts (it refuses
- * e.g. an out-of-range IPv4 address or port).
+ * A yoga workaround, in front of its node:http listener since no plugin runs first: the fetch-API
+ * adapter under yoga (@whatwg-node/server) builds each request's URL from Host, and an unparseable one
+ * is a 500 whose body is the stack trace (test/graphql/yoga-workarounds.test.ts fails once it is not,
+ * and this file can go). RFC 9112 §3.2: a server responds 400 to a request whose Host header is
+ * invalid. Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2): an IP literal in brackets
+ * or a reg-name, which must also be a host the WHATWG URL parser accepts (it refuses e.g. an
+ * out-of-range IPv4 address or port).
  */
 const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
 

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { skippableByRepeats } from './skippable-plugins.js';
 
 /** Seconds a client refused for lack of streams is told to wait (the same as GET /events). */
 const RETRY_AFTER_SECONDS = 5;
@@ -92,10 +91,9 @@ const isStreamed = (response: Response): boolean => isEventStream(response) || r
  * - yoga writes `Connection: keep-alive` on every streamed answer, even when the connection is about
  *   to close (the client sent `Connection: close`, or the server is shutting down): the header is
  *   dropped, so node:http writes the one that is true.
- * A repeated request may skip it (skippable-plugins.ts): a streamed answer is never prepared or replayed.
  */
 export function useStreamedResponses(): Plugin {
-  return skippableByRepeats({
+  return {
     onResponse(payload) {
       const { response, fetchAPI } = payload;
       if (!isStreamed(response)) return;
@@ -107,5 +105,5 @@ export function useStreamedResponses(): Plugin {
       const status = response.status === 400 && isEventStream(response) ? 200 : response.status;
       payload.setResponse(new fetchAPI.Response(response.body, { status, statusText: status === 200 ? 'OK' : response.statusText, headers }));
     },
-  });
+  };
 }
