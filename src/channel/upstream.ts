@@ -3,7 +3,7 @@
  * snapshot, and the one error type every adapter throws when it cannot.
  */
 import { z } from 'zod';
-import { withDeadline } from '@channel-graph/oauth2/deadline';
+import { withDeadline } from '../lib/deadline.js';
 
 /**
  * An amount in cents or a count, as the graph serves it: a GraphQL `Int` is a signed 32-bit integer

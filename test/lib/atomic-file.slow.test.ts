@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTemporaryFiles } from '@channel-graph/oauth2/atomic-file';
+import { removeTemporaryFiles } from '../../src/lib/atomic-file.js';
+import { builtModule } from '../support/built-module.js';
 
-const WRITER = fileURLToPath(new URL('./support/atomic-writer.mjs', import.meta.url));
+const WRITER = fileURLToPath(new URL('../support/atomic-writer.mjs', import.meta.url));
 const KILLS = 15;
 
 let directory: string;
@@ -25,7 +26,7 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 
 /** Starts the writer and resolves once its first version is on disk. */
 async function startWriter(target: string) {
-  const child = spawn(process.execPath, [WRITER, target], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [WRITER, target, builtModule('src/lib/atomic-file.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   await new Promise<void>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (text: string) => text.includes('ready') && resolve());

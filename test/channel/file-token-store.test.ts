@@ -1,12 +1,12 @@
 /**
- * FileTokenStore (packages/oauth2/src/token-store.ts) over atomic-file.ts: what an interrupted save
+ * FileTokenStore (src/channel/file-token-store.ts) over src/lib/atomic-file.ts: what an interrupted save
  * left behind is removed by recover() (which the keeper runs before its first load), and the token read is the last complete one.
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileTokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
 
 let directory: string;
 beforeEach(async () => {

@@ -1,10 +1,8 @@
 /**
- * `@channel-graph/oauth2/deadline` (the client's own deadline, an entry of its own so that an
- * application's other outgoing calls can have the same): a deadline for one outgoing exchange that
- * really fires. `AbortSignal.any([signal, AbortSignal.timeout(ms)])` is not one: on Node 20 the
- * combined signal can lose its timeout once the garbage collector has run (the timeout signal is
- * only weakly held). Here a plain timer holds the AbortController, so the abort happens on time
- * whatever is collected.
+ * A deadline for one outgoing exchange (the video platform's requests) that really fires.
+ * `AbortSignal.any([signal, AbortSignal.timeout(ms)])` is not one: on Node 20 the combined signal
+ * can lose its timeout once the garbage collector has run (the timeout signal is only weakly held).
+ * Here a plain timer holds the AbortController, so the abort happens on time whatever is collected.
  */
 
 export interface DeadlineOptions {

@@ -1,9 +1,8 @@
 /**
- * `@channel-graph/oauth2/atomic-file`: durable whole-file writes for state that cannot be recomputed
- * (a rotated refresh token, the last good snapshot): after a crash or a power cut at any moment, a
- * reader finds either the previous content or the new one, complete, never a torn file and never an
- * empty one. FileTokenStore writes with it; it is an entry of its own so that an application (the
- * channel-graph service's snapshot store) keeps its other state the same way.
+ * Durable whole-file writes for state that cannot be recomputed (the rotated membership token, the
+ * last good snapshots): after a crash or a power cut at any moment, a reader finds either the
+ * previous content or the new one, complete, never a torn file and never an empty one. The file
+ * token store (src/channel/file-token-store.ts) and the snapshot files write with it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';

@@ -1,12 +1,12 @@
 /**
- * Durable whole-file writes (packages/oauth2/src/atomic-file.ts) and the removal of what interrupted writes
+ * Durable whole-file writes (src/lib/atomic-file.ts) and the removal of what interrupted writes
  * left behind. The kill -9 test is atomic-file.slow.test.ts.
  */
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '@channel-graph/oauth2/atomic-file';
+import { readFileIfExists, removeTemporaryFiles, writeFileAtomic } from '../../src/lib/atomic-file.js';
 
 let directory: string;
 let target: string;
