@@ -1,8 +1,16 @@
 /**
  * One target of bench/instructions, run under callgrind by run.ts:
  *   observed       — the service as `npm start` builds it (compiled dist/, the in-process sandbox of
- *                    sandbox mode, production defaults), request log and HTTP and GraphQL metrics on
- *   unobserved     — the same without the request log and the metrics
+ *                    sandbox mode, production defaults), request log and HTTP and GraphQL metrics on;
+ *                    run.ts also runs it without the start script's node flags (default-flags), asked
+ *                    for brotli (observed/br) and revalidating its answer (observed/304)
+ *   unobserved     — the same graph and REST API composed from their public factories
+ *                    (createChannelGraph, createRestHandler) on the app's store, on a node:http server
+ *                    of their own, without the request log and the metrics
+ *   bare           — createGraphServer on the same SDL, resolvers, store and limits: the generic yoga
+ *                    factory, graphql-jit and the document cache on; bare/no-jit without graphql-jit;
+ *                    bare/no-document-cache without either (a document cache that keeps nothing, and
+ *                    graphql-jit compiles only what it keeps): what each of the two is worth
  *   mercurius+jit  — fastify + mercurius (jit from the first request) on the same SDL, resolvers and
  *                    snapshot store, as bench/graph's target of that name (no request log)
  *   floor          — raw node:http answering the bytes the service answers to the scenario's request
@@ -28,12 +36,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHANNEL_APP_PARTS, createChannelApp } from '../../dist/src/app.js';
+import { createChannelApp } from '../../dist/src/app.js';
 import { loadConfig } from '../../dist/src/config.js';
 import { createLogger, logDestination } from '../../dist/src/observability/logger.js';
 
 /** Headers node:http writes by itself: a floor gives it only the others. */
 const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+const SCHEMA_DIR = join(import.meta.dirname, '../../schema');
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-instructions-data-'));
 const config = loadConfig({
@@ -41,12 +50,27 @@ const config = loadConfig({
   envFile: join(dataDir, 'no.env'),
   env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, REFRESH_INTERVAL_SECONDS: '0', UPSTREAM_TIMEOUT_MS: '600000', GRAPHQL_RESPONSE_CACHE: process.env.BENCH_RESPONSE_CACHE ?? 'true' },
 });
-const logger = createLogger({ level: config.logLevel, destination: logDestination('/dev/null', process.env.BENCH_LOG_BATCH_MS === undefined ? {} : { batchMs: Number(process.env.BENCH_LOG_BATCH_MS) }) });
 const target = process.argv[2];
+const logger = createLogger({ level: target === 'observed' ? config.logLevel : 'silent', destination: logDestination('/dev/null', process.env.BENCH_LOG_BATCH_MS === undefined ? {} : { batchMs: Number(process.env.BENCH_LOG_BATCH_MS) }) });
 const patrons = process.env.BENCH_SANDBOX_PATRONS;
-const observed = target !== 'unobserved' && target !== 'mercurius+jit';
-const app = await createChannelApp(config, { logger, ...(patrons !== undefined && { sandbox: { patrons: Number(patrons) } }) }, observed ? CHANNEL_APP_PARTS : { ...CHANNEL_APP_PARTS, observation: undefined });
+const app = await createChannelApp(config, { logger, ...(patrons !== undefined && { sandbox: { patrons: Number(patrons) } }) });
 await Promise.all(['membership', 'video', 'stats'].map((source) => app.store.read(source)));
+
+/** Listens `listener` on a free port and sends its URL to run.ts. */
+function serve(listener) {
+  const server = createServer(listener);
+  server.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${server.address().port}` }));
+}
+
+/** The channel graph's SDL, resolvers and per-request context over the app's store. */
+async function channelSchemaParts() {
+  const [{ createChannelGraphContext, createSnapshotIndexes }, { createChannelResolvers }] = await Promise.all([
+    import('../../dist/src/graphql/schema/context.js'),
+    import('../../dist/src/graphql/schema/resolvers.js'),
+  ]);
+  const indexes = createSnapshotIndexes(app.store);
+  return { resolvers: createChannelResolvers(indexes, app.events), context: () => createChannelGraphContext(app.store, indexes) };
+}
 
 if (target === 'floor' || target === 'floor/headers') {
   const { method, path, body: requestBody } = JSON.parse(process.env.BENCH_REQUEST ?? '{"method":"GET","path":"/membership/pledges"}');
@@ -64,30 +88,51 @@ if (target === 'floor' || target === 'floor/headers') {
     : [...answer.headers].filter(([name]) => !NODE_OWN_HEADERS.has(name)).flat();
   await app.close();
   // As bench/lib/floor.ts: the request is drained before the answer.
-  const floor = createServer((request, response) => {
+  serve((request, response) => {
     request.resume();
     request.on('end', () => {
       response.writeHead(200, headers);
       response.end(body);
     });
   });
-  floor.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${floor.address().port}` }));
+} else if (target === 'unobserved') {
+  // The app's composition of the graph and the REST API, without observeRequests and the metrics plugins.
+  const [{ createChannelGraph }, { createRestHandler }, { createCompression }] = await Promise.all([
+    import('../../dist/src/graphql/channel-graph.js'),
+    import('../../dist/src/http/rest-handler.js'),
+    import('../../dist/src/lib/compression.js'),
+  ]);
+  const compression = createCompression();
+  const graph = createChannelGraph({ store: app.store, events: app.events, settings: config.graph, compression, logger });
+  const rest = createRestHandler({ store: app.store, mode: 'sandbox', webhookSecret: app.sandbox.credentials.webhookSecret, logger, compression });
+  serve((request, response) => ((request.url ?? '').startsWith('/graphql') ? graph.requestListener(request, response) : rest(request, response)));
+} else if (target.startsWith('bare')) {
+  const [{ createGraphServer }, { useLimits }, { createDocumentCache }] = await Promise.all([
+    import('../../dist/src/graphql/server.js'),
+    import('../../dist/src/graphql/plugins/limits.js'),
+    import('../../dist/src/graphql/speed/document-cache.js'),
+  ]);
+  const keepsNothing = target === 'bare/no-document-cache';
+  const yoga = createGraphServer({
+    schemaDir: SCHEMA_DIR,
+    ...(await channelSchemaParts()),
+    plugins: useLimits(config.graph),
+    jit: target === 'bare',
+    // Every document weighs more than a byte: none is kept.
+    documentCache: createDocumentCache(keepsNothing ? { maxBytes: 1 } : {}),
+    logging: false,
+  });
+  serve(yoga);
 } else if (target === 'mercurius+jit') {
   // As bench/graph/server.ts: the same SDL, resolvers and snapshot store, served by fastify + mercurius.
-  const [{ default: Fastify }, { default: mercurius }, { createChannelGraphContext, createSnapshotIndexes }, { createChannelResolvers }, { createExecutableSchema }] = await Promise.all([
+  const [{ default: Fastify }, { default: mercurius }, { createExecutableSchema }] = await Promise.all([
     import('fastify'),
     import('mercurius'),
-    import('../../dist/src/graphql/schema/context.js'),
-    import('../../dist/src/graphql/schema/resolvers.js'),
-    import('../../dist/src/graphql/server.js'),
+    import('../../dist/src/graphql/schema/executable-schema.js'),
   ]);
-  const indexes = createSnapshotIndexes(app.store);
+  const { resolvers, context } = await channelSchemaParts();
   const fastify = Fastify({ logger: false });
-  await fastify.register(mercurius, {
-    schema: createExecutableSchema({ schemaDir: join(import.meta.dirname, '../../schema') }, createChannelResolvers(indexes, app.events)),
-    context: () => createChannelGraphContext(app.store, indexes),
-    jit: 1,
-  });
+  await fastify.register(mercurius, { schema: createExecutableSchema({ schemaDir: SCHEMA_DIR }, resolvers), context, jit: 1 });
   process.send?.({ url: await fastify.listen({ host: '127.0.0.1', port: 0 }) });
 } else process.send?.({ url: app.url });
 process.on('disconnect', () => process.exit(0));

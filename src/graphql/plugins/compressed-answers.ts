@@ -23,6 +23,11 @@ export function useCompressedAnswers(compression: Compression): Plugin {
       const declaredLength = headers.get('content-length');
       if (declaredLength !== null && Number(declaredLength) < MIN_COMPRESSED_BYTES) return undefined;
       const coding = compression.codingOf(request.headers.get('accept-encoding'), 'answer');
+      // An answer of known length in identity is left as it is, its Vary told: nothing is read or copied.
+      if (coding === 'identity' && declaredLength !== null) {
+        headers.append('vary', 'Accept-Encoding');
+        return undefined;
+      }
       return response.arrayBuffer().then(async (read) => {
         const bytes = Buffer.from(read);
         // zlib's and Buffer.from's bytes live in an ArrayBuffer, never a SharedArrayBuffer.

@@ -26,7 +26,9 @@ export const CODEGEN_PERSISTED_DOCUMENTS: PersistedDocuments = persistedDocument
  * - `extensions.persistedQuery.sha256Hash` (the Automatic Persisted Queries convention).
  */
 function extractDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request): string | null {
-  return documentIdOf({ ...params, documentId: params.documentId ?? new URL(request.url).searchParams.get('documentId') });
+  // A POST carries it in its body (params); only a GET's URL is read for it.
+  const fromUrl = params.documentId === undefined && request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : null;
+  return documentIdOf({ ...params, documentId: params.documentId ?? fromUrl });
 }
 
 function documentIdOf(params: { documentId?: unknown; extensions?: Record<string, unknown> | null }): string | null {

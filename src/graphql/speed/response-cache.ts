@@ -198,16 +198,16 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         return undefined;
       }
       const coding = negotiated ? compression.codingOf(request.headers.get('accept-encoding'), 'kept') : 'identity';
+      // The kept bytes, not yoga's text: a text is encoded to UTF-8 again for every answer written.
       const answer = (bytes: Buffer): void => {
-        if (bytes === entry.bytes || coding === 'identity') {
-          response.headers.set('etag', entry.etag);
-          return;
-        }
         const headers = new fetchAPI.Headers(response.headers);
-        headers.set('etag', codedEntityTag(entry.etag, coding));
-        headers.set('content-encoding', coding);
-        headers.set('content-length', String(bytes.length));
-        // zlib's bytes live in an ArrayBuffer, never a SharedArrayBuffer.
+        if (bytes === entry.bytes) headers.set('etag', entry.etag);
+        else {
+          headers.set('etag', codedEntityTag(entry.etag, coding));
+          headers.set('content-encoding', coding);
+          headers.set('content-length', String(bytes.length));
+        }
+        // zlib's and Buffer.from's bytes live in an ArrayBuffer, never a SharedArrayBuffer.
         payload.setResponse(new fetchAPI.Response(bytes as Buffer<ArrayBuffer>, { status: 200, headers }));
       };
       if (coding === 'identity') return answer(entry.bytes);
