@@ -121,7 +121,7 @@ async function exchange(http: KyInstance, request: Exchange, timeoutMs: number, 
 
 async function perform(http: KyInstance, request: Exchange, signal: AbortSignal, maxBytes: number, where: string): Promise<ExchangeResult> {
   const response = await http(request.url.href, { method: request.method, headers: request.headers, body: (request.body ?? null) as BodyInit | null, signal });
-  const body = await readBounded(response, maxBytes, where);
+  const body = await readBounded(response, maxBytes, where, signal);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -129,8 +129,12 @@ async function perform(http: KyInstance, request: Exchange, signal: AbortSignal,
   return { status: response.status, headers, body };
 }
 
-/** The body as text, refused (and the connection released) beyond `maxBytes`, declared or actual. */
-async function readBounded(response: Response, maxBytes: number, where: string): Promise<string> {
+/**
+ * The body as text, refused (and the connection released) beyond `maxBytes`, declared or actual.
+ * The deadline cancels the read itself: once the headers are in, the fetch holds only a weak link to
+ * the signal ky gave its Request, which the garbage collector can cut (seen on Node 24).
+ */
+async function readBounded(response: Response, maxBytes: number, where: string, deadline: AbortSignal): Promise<string> {
   const tooLarge = () => new OAuth2ConnectionError(`the response from ${where} exceeds ${maxBytes} bytes (connection.maxResponseBytes)`);
   if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
     await response.body?.cancel();
@@ -138,19 +142,26 @@ async function readBounded(response: Response, maxBytes: number, where: string):
   }
   if (response.body === null) return '';
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  if (deadline.aborted) cancel();
+  else deadline.addEventListener('abort', cancel, { once: true });
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    deadline.removeEventListener('abort', cancel);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
