@@ -31,19 +31,19 @@
  * Scenarios (the default sandbox dataset unless said; the sandbox in the server's process, as
  * `npm start` runs it), and their targets (server.mjs):
  *   issue            — the issue query, response cache off (every request executed): observed,
- *                      default-flags, unobserved, mercurius+jit, and bare, bare/no-jit,
+ *                      default-flags, unobserved, yoga+jit, mercurius+jit, and bare, bare/no-jit,
  *                      bare/no-document-cache (what graphql-jit and the document cache are worth)
  *   variables        — `query($p: Platform)…` with varying values, response cache off: observed,
- *                      default-flags, unobserved, mercurius+jit
+ *                      default-flags, unobserved, yoga+jit, mercurius+jit
  *   large            — tiers and their supporters over SANDBOX_PATRONS=2000 (a 221 KB answer),
  *                      response cache off, 300 requests to warm up and 100 counted: observed,
- *                      default-flags, mercurius+jit, bare, bare/no-jit
+ *                      default-flags, yoga+jit, mercurius+jit, bare, bare/no-jit
  *   issue+cache      — the issue query with the response cache on (`npm start`'s default): observed,
- *                      default-flags, unobserved, observed/304 (revalidating with the answer's ETag),
+ *                      default-flags, unobserved, yoga+jit+cache, observed/304 (revalidating with the answer's ETag),
  *                      observed/br (asked for brotli: a hit in a coding, its bytes made once), the
  *                      floor and floor/headers
- *   variables+cache  — the variables query with the response cache on: observed, unobserved
- *   large+cache      — the large answer with the response cache on: observed, observed/br
+ *   variables+cache  — the variables query with the response cache on: observed, unobserved, yoga+jit+cache
+ *   large+cache      — the large answer with the response cache on: observed, observed/br, yoga+jit+cache
  *   rest             — GET /membership/pledges: observed, unobserved, the floor (same bytes: target
  *                      "warm REST ≥ 0.9× the floor") and floor/headers (the same bytes and headers)
  * Targets (measured, not asserted): observation ≤ 5 % of the request. An optimisation's gain is the
@@ -85,7 +85,7 @@ const profiledFunctions = Number(process.env.BENCH_PROFILE ?? 0);
 
 type TargetName =
   | 'observed' | 'observed/br' | 'observed/304' | 'default-flags' | 'unobserved'
-  | 'bare' | 'bare/no-jit' | 'bare/no-document-cache' | 'mercurius+jit' | 'floor' | 'floor/headers';
+  | 'bare' | 'bare/no-jit' | 'bare/no-document-cache' | 'yoga+jit' | 'yoga+jit+cache' | 'mercurius+jit' | 'floor' | 'floor/headers';
 
 /** The targets that are the observed server asked otherwise, or started otherwise. */
 const serverOf = (target: TargetName): string => (target === 'observed/br' || target === 'observed/304' || target === 'default-flags' ? 'observed' : target);
@@ -119,12 +119,12 @@ const sized = (warmup: number, requests: number): Pick<Scenario, 'warmup' | 'req
 const issueBody = [JSON.stringify({ query: ISSUE_QUERY })];
 const largeBody = [JSON.stringify({ query: LARGE_QUERY })];
 const SCENARIOS: readonly Scenario[] = [
-  { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'mercurius+jit', 'bare', 'bare/no-jit', 'bare/no-document-cache'] },
-  { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'mercurius+jit'] },
-  { name: 'large', responseCache: false, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(300, 100), targets: ['observed', 'default-flags', 'mercurius+jit', 'bare', 'bare/no-jit'] },
-  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'observed/304', 'observed/br', 'floor', 'floor/headers'] },
-  { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved'] },
-  { name: 'large+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(1_000, 500), targets: ['observed', 'observed/br'] },
+  { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit', 'mercurius+jit', 'bare', 'bare/no-jit', 'bare/no-document-cache'] },
+  { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit', 'mercurius+jit'] },
+  { name: 'large', responseCache: false, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(300, 100), targets: ['observed', 'default-flags', 'yoga+jit', 'mercurius+jit', 'bare', 'bare/no-jit'] },
+  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit+cache', 'observed/304', 'observed/br', 'floor', 'floor/headers'] },
+  { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'yoga+jit+cache'] },
+  { name: 'large+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(1_000, 500), targets: ['observed', 'observed/br', 'yoga+jit+cache'] },
   { name: 'rest', responseCache: false, method: 'GET', path: '/membership/pledges', ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'floor', 'floor/headers'] },
 ];
 /** Processes under callgrind at once (two cores). */

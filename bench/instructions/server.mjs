@@ -13,6 +13,9 @@
  *                    graphql-jit compiles only what it keeps): what each of the two is worth
  *   mercurius+jit  — fastify + mercurius (jit from the first request) on the same SDL, resolvers and
  *                    snapshot store, as bench/graph's target of that name (no request log)
+ *   yoga+jit       — plain yoga configured as its documentation shows, as bench/graph's target of that
+ *                    name: @envelop/graphql-jit, yoga's own parse and validation cache; yoga+jit+cache
+ *                    adds @graphql-yoga/plugin-response-cache
  *   floor          — raw node:http answering the bytes the service answers to the scenario's request
  *                    (taken from the app, which is then closed) with their content type and length,
  *                    as bench/lib/floor.ts does in bench/graph
@@ -29,7 +32,7 @@
  * No .env is read (an operator's live credentials stay out of a bench): the configuration is
  * sandbox mode in a temp directory, on a free port, with no periodic refresh, and an upstream deadline
  * of 10 minutes: under callgrind, four processes at once on a loaded machine, the in-process sandbox's first answers take
- * longer than the production 10 s. Sends `{ url }` over
+ * longer than the production 10 s; idle keep-alive connections are kept 10 minutes too. Sends `{ url }` over
  * the IPC channel once listening and exits when the channel closes.
  */
 import { mkdtemp } from 'node:fs/promises';
@@ -43,12 +46,21 @@ import { createLogger, logDestination } from '../../dist/src/observability/logge
 /** Headers node:http writes by itself: a floor gives it only the others. */
 const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 const SCHEMA_DIR = join(import.meta.dirname, '../../schema');
+/**
+ * The one connection stays open between requests: under callgrind beside other jobs, a process has
+ * gone more than the production 5 s without running its event loop, and a server that closes the
+ * connection then resets the next request.
+ */
+const KEEP_ALIVE_MS = 600_000;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-instructions-data-'));
 const config = loadConfig({
   cwd: dataDir,
   envFile: join(dataDir, 'no.env'),
-  env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, REFRESH_INTERVAL_SECONDS: '0', UPSTREAM_TIMEOUT_MS: '600000', GRAPHQL_RESPONSE_CACHE: process.env.BENCH_RESPONSE_CACHE ?? 'true' },
+  env: {
+    PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, REFRESH_INTERVAL_SECONDS: '0', UPSTREAM_TIMEOUT_MS: '600000', HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+    GRAPHQL_RESPONSE_CACHE: process.env.BENCH_RESPONSE_CACHE ?? 'true',
+  },
 });
 const target = process.argv[2];
 const logger = createLogger({ level: target === 'observed' ? config.logLevel : 'silent', destination: logDestination('/dev/null', process.env.BENCH_LOG_BATCH_MS === undefined ? {} : { batchMs: Number(process.env.BENCH_LOG_BATCH_MS) }) });
@@ -59,6 +71,7 @@ await Promise.all(['membership', 'video', 'stats'].map((source) => app.store.rea
 /** Listens `listener` on a free port and sends its URL to run.ts. */
 function serve(listener) {
   const server = createServer(listener);
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${server.address().port}` }));
 }
 
@@ -123,6 +136,22 @@ if (target === 'floor' || target === 'floor/headers') {
     logging: false,
   });
   serve(yoga);
+} else if (target === 'yoga+jit' || target === 'yoga+jit+cache') {
+  // As bench/graph/server.ts: the documented yoga on the same SDL, resolvers and snapshot store.
+  const [{ createYoga }, { useGraphQlJit }, { useResponseCache }, { createExecutableSchema }] = await Promise.all([
+    import('graphql-yoga'),
+    import('@envelop/graphql-jit'),
+    import('@graphql-yoga/plugin-response-cache'),
+    import('../../dist/src/graphql/schema/executable-schema.js'),
+  ]);
+  const { resolvers, context } = await channelSchemaParts();
+  const yoga = createYoga({
+    schema: createExecutableSchema({ schemaDir: SCHEMA_DIR }, resolvers),
+    context,
+    logging: false,
+    plugins: [useGraphQlJit(), ...(target === 'yoga+jit+cache' ? [useResponseCache({ session: () => null, ttl: 300_000 })] : [])],
+  });
+  serve(yoga);
 } else if (target === 'mercurius+jit') {
   // As bench/graph/server.ts: the same SDL, resolvers and snapshot store, served by fastify + mercurius.
   const [{ default: Fastify }, { default: mercurius }, { createExecutableSchema }] = await Promise.all([
@@ -131,7 +160,7 @@ if (target === 'floor' || target === 'floor/headers') {
     import('../../dist/src/graphql/schema/executable-schema.js'),
   ]);
   const { resolvers, context } = await channelSchemaParts();
-  const fastify = Fastify({ logger: false });
+  const fastify = Fastify({ logger: false, keepAliveTimeout: KEEP_ALIVE_MS });
   await fastify.register(mercurius, { schema: createExecutableSchema({ schemaDir: SCHEMA_DIR }, resolvers), context, jit: 1 });
   process.send?.({ url: await fastify.listen({ host: '127.0.0.1', port: 0 }) });
 } else process.send?.({ url: app.url });

@@ -117,6 +117,8 @@ async function graphThroughput(read: ReadResults): Promise<string> {
 
 const INSTRUCTION_BARS: ReadonlyArray<[target: string, label: string, kind: BarKind]> = [
   ['observed', 'ours (npm start)', 'ours'],
+  ['yoga+jit', 'yoga + graphql-jit', 'peer'],
+  ['yoga+jit+cache', 'yoga + jit + response cache', 'peer'],
   ['mercurius+jit', 'mercurius + graphql-jit', 'peer'],
   ['floor', 'node:http floor', 'floor'],
   ['floor/headers', 'floor with the same headers', 'floor'],
@@ -126,7 +128,7 @@ const INSTRUCTION_BARS: ReadonlyArray<[target: string, label: string, kind: BarK
 async function instructionCounts(read: ReadResults): Promise<string> {
   const results = await read('instructions');
   const groups = results.rows
-    .filter((row) => row.threads === 'main' && (row.targets['mercurius+jit'] !== undefined || row.targets['floor'] !== undefined))
+    .filter((row) => row.threads === 'main' && INSTRUCTION_BARS.some(([target]) => target !== 'observed' && row.targets[target] !== undefined))
     .map((row): Group => {
       const title = INSTRUCTION_SCENARIOS[row.scenario];
       if (title === undefined) throw new Error(`bench/results/instructions.json: rows[].scenario: "${row.scenario}" has no label in scripts/bench-report/tables.ts`);

@@ -137,6 +137,8 @@ export const INSTRUCTION_TARGETS: Readonly<Record<string, string>> = {
   bare: 'createGraphServer: graphql-jit, document cache',
   'bare/no-jit': 'createGraphServer: document cache, no graphql-jit',
   'bare/no-document-cache': 'createGraphServer: neither',
+  'yoga+jit': 'yoga + @envelop/graphql-jit (documented)',
+  'yoga+jit+cache': 'yoga + @envelop/graphql-jit + @graphql-yoga/plugin-response-cache',
   'mercurius+jit': 'mercurius + graphql-jit',
   floor: 'raw `node:http` floor (same bytes)',
   'floor/headers': 'raw `node:http` floor (same bytes and headers)',
