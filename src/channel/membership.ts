@@ -236,8 +236,12 @@ export function createMembershipSource(options: MembershipSourceOptions): Upstre
         tiersOf(document.included, tiers, report);
         for (const resource of document.data) {
           records += 1;
+          if (resource.type !== 'member') {
+            report?.skipped({ id: `${resource.type} ${resource.id}`, reason: 'malformed', detail: '/type: a resource other than a member among the members' });
+            continue;
+          }
           // Not a current supporter: filtered out before anything else of it is read.
-          if (resource.type !== 'member' || !isActivePatron(resource) || listed.has(resource.id)) continue;
+          if (!isActivePatron(resource) || listed.has(resource.id)) continue;
           const supporter = toSupporter(resource, index, tiers, report);
           if (supporter instanceof Unreadable) {
             report?.skipped(supporter.record);
