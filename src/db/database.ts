@@ -76,7 +76,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const { default: pg } = await import('pg');
   const timeoutMs = options.timeoutMs ?? 5_000;
   // int8 (counts, sums, identities) as numbers, as PGlite reads them: every value stays below 2^53.
-  const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
+  const parseText = (oid: number): ((value: string) => unknown) => (oid === INT8_OID ? Number : (pg.types.getTypeParser(oid, 'text') as (value: string) => unknown));
+  const types = { getTypeParser: parseText as typeof pg.types.getTypeParser };
   const pool = new pg.Pool({
     connectionString: url,
     max: options.maxConnections ?? 4,

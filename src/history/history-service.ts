@@ -83,7 +83,7 @@ export function createChannelHistory(options: ChannelHistoryOptions): ChannelHis
     recorder.addHook(tracker.hook);
     recorder.onRecorded((recorded) => {
       const reached = tracker.takeReached(recorded);
-      for (const { goal, value, at } of reached) logger.info(`goal reached: ${goal.title} (${value} of ${goal.target})`);
+      for (const { goal, value } of reached) logger.info(`goal reached: ${goal.title} (${value} of ${goal.target})`);
       options.events.announce(reached.map(({ goal, value, at }) => ({ type: 'goal.reached', goal, value, at: at.toISOString() })));
     });
   }

@@ -197,10 +197,10 @@ export class HistoryRecorder {
         recorded = { source, snapshotId: id, observedAt, changes: [], totals: { subscribers: snapshot.subscribers } };
         await tx.insertInto('totals_sample').values({ source, snapshot_id: id, observed_at: observedAt, subscribers: snapshot.subscribers }).execute();
       } else {
-        const platform = (snapshot as SupportersSnapshot).platform;
-        supporters = recordedSupportersOf(snapshot as SupportersSnapshot);
+        const platform = (snapshot).platform;
+        supporters = recordedSupportersOf(snapshot);
         const changes = await this.#storeSupporters(tx, platform, last.snapshot_id, supporters);
-        const totals = totalsOf(snapshot as SupportersSnapshot);
+        const totals = totalsOf(snapshot);
         recorded = { source, snapshotId: id, observedAt, changes, totals };
         for (const part of chunks(changes)) {
           await tx.insertInto('supporter_change').values(part.map((change) => ({
