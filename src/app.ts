@@ -52,8 +52,8 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
-  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads. */
-  history: ChannelHistory;
+  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads; undefined with `history: false`. */
+  history?: ChannelHistory;
   /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
   events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
@@ -195,6 +195,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
   });
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs, () => {
+    if (history === undefined) return [];
     const health = history.health();
     return health.state === 'open' ? [] : [`history: the database is ${health.state}${health.lastError === null ? '' : ` (${health.lastError})`}; the current data is served`];
   });
@@ -202,7 +203,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
   // The database opens now, beside the first refresh (already under way): the service answers from
   // its snapshots meanwhile. Sandbox data keeps its history apart, under DATA_DIR/sandbox.
-  const history = createChannelHistory({
+  const history = config.history === false ? undefined : createChannelHistory({
     store,
     events,
     databaseUrl: config.databaseUrl,
@@ -222,13 +223,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
-    store, history, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
+    store, ...(history === undefined ? {} : { history }), mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
   const graph = createChannelGraphHandler(
     {
-      store: historyAwareStore(store, history),
+      store: history === undefined ? store : historyAwareStore(store, history),
       events,
-      history,
+      ...(history === undefined ? {} : { history }),
       settings: config.graph,
       reloadableSchema: config.graph.development,
       compression,
@@ -290,7 +291,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
-    await history.close();
+    await history?.close();
     await shared.close();
     throw error;
   }
@@ -299,7 +300,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   return {
     url: listening.url,
     store,
-    history,
+    ...(history === undefined ? {} : { history }),
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
@@ -329,7 +330,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         ],
         ['the snapshot writes', () => store.close()],
         // After the snapshot writes: the last of them is recorded (or rolled back) before the database closes.
-        ['the history', () => history.close()],
+        ['the history', async () => history?.close()],
         ['the upstream connections', () => keeper.client.close()],
         // After the keeper's drain and the snapshot writes: both may still write to Redis.
         ['the Redis connections', () => shared.close()],

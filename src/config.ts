@@ -97,6 +97,11 @@ export interface ChannelConfig {
   goals?: readonly Goal[];
   /** DASHBOARD: serve /dashboard; default only in development. */
   dashboard?: boolean;
+  /**
+   * false: no history (no database opened, the history's fields and paths unavailable). For an app
+   * embedded where only the current data matters (most tests, some benches); `npm start` keeps it on.
+   */
+  history?: boolean;
 }
 
 /** Live events: the replay log and the bound on open streams. */
