@@ -18,6 +18,7 @@ import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphOption
 import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
 import { createGraphStreamLimit } from './graphql/streamed-responses.js';
 import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createDashboardHandler } from './http/dashboard.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
@@ -250,7 +251,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
   const operations = createOperationsEndpoints({ mode, metrics, readiness, compression, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
   const overlay = createOverlayHandler({ compression });
-  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
+  // Development by default; production only with DASHBOARD=true. It reads this service's own graph.
+  let selfUrl = '';
+  const dashboard = config.dashboard === true ? createDashboardHandler({ graphUrl: () => `${selfUrl}/graphql`, compression }) : undefined;
+  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths, ...(dashboard?.paths ?? [])]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
     const url = request.url ?? '/';
@@ -261,7 +265,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   };
   const handle: RequestListener = (request, response) => {
     if (isGraphRequest(request)) graphListener(request, response);
-    else if (!operations(request, response) && !overlay(request, response)) rest(request, response);
+    else if (!operations(request, response) && !overlay(request, response) && dashboard?.(request, response) !== true) rest(request, response);
   };
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
@@ -296,6 +300,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     throw error;
   }
 
+  selfUrl = listening.url;
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,
