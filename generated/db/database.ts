@@ -21,6 +21,7 @@ export interface GoalState {
 }
 
 export interface RecordedSnapshot {
+  fetched_at: Timestamp;
   observed_at: Timestamp;
   snapshot_id: string;
   source: SnapshotSource;
