@@ -1,11 +1,14 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { dbPreset } from './scripts/codegen-db.js';
 import { openApiPreset } from './scripts/codegen-openapi.js';
 
 /**
  * Everything under generated/, for the graphql-codegen CLI: `npm run codegen` (graphql-codegen),
  * `npm run codegen:check` (graphql-codegen --check) and `npm run dev` (its watch mode) all read this.
  * The GraphQL projects use the codegen plugins; `openapi/*.yaml` go through openapi-typescript in a
- * preset of ours (scripts/codegen-openapi.ts).
+ * preset of ours (scripts/codegen-openapi.ts), as do the upstream platforms' `openapi/upstreams/*.yaml`,
+ * whose schemas it also compiles into runtime validators (scripts/codegen-validators.ts), and
+ * `db/migrations/*.sql` go through kysely-codegen in another (scripts/codegen-db.ts).
  */
 const out = 'generated';
 
@@ -61,6 +64,13 @@ const config: CodegenConfig = {
           Tier: '../../src/channel/models.js#Tier',
           ChannelStats: '../../src/channel/models.js#ChannelStatsView',
           SupporterEvent: '../../src/channel/supporter-events.js#SupporterChangeEvent',
+          Totals: '../../src/history/history-service.js#TotalsView',
+          PlatformTotals: '../../src/history/snapshot-diff.js#PlatformTotals',
+          TierTotals: '../../src/history/snapshot-diff.js#TierTotals',
+          HistoryPoint: '../../src/history/history-queries.js#HistoryPoint',
+          SupporterChangeRecord: '../../src/history/history-queries.js#ChangeRow',
+          Goal: '../../src/history/history-service.js#GoalView',
+          GoalReachedEvent: '../../src/channel/supporter-events.js#GoalReachedEvent',
         },
       },
     },
@@ -98,6 +108,22 @@ const config: CodegenConfig = {
       preset: openApiPreset,
       presetConfig: { contractsDir: 'openapi' },
       watchPattern: 'openapi/*.yaml',
+      plugins: [],
+    },
+    // The upstream platforms' contracts: their types, and validators compiled from the same schemas.
+    [`${out}/upstreams/`]: {
+      schema: 'schema/*.graphql',
+      preset: openApiPreset,
+      presetConfig: { contractsDir: 'openapi/upstreams', validators: true },
+      watchPattern: 'openapi/upstreams/*.yaml',
+      plugins: [],
+    },
+    [`${out}/db/`]: {
+      // As above: the migrations are this preset's input.
+      schema: 'schema/*.graphql',
+      preset: dbPreset,
+      presetConfig: { migrationsDir: 'db/migrations' },
+      watchPattern: 'db/migrations/*.sql',
       plugins: [],
     },
   },

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin, YogaInitialContext, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
+import type { ChannelHistory } from '../history/history-service.js';
 import type { GraphSettings } from './graph-settings.js';
 import { createGraphiQLAssets } from './graphiql/graphiql-assets.js';
 import { useGraphiQLOffPage } from './graphiql/graphiql-off.js';
@@ -56,6 +57,8 @@ export interface ChannelGraphOptions {
    * (the app passes the one GET /events also streams, so both give the same ids).
    */
   events?: ChannelEvents;
+  /** The channel over time (history, changes, goals); without it those fields answer unavailable. */
+  history?: ChannelHistory;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
   /**
@@ -150,7 +153,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   let reloadSchema: ReloadSchema | undefined;
   const yoga = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
-    resolvers: createChannelResolvers(indexes, events),
+    resolvers: createChannelResolvers(indexes, events, options.history),
     plugins,
     context: () => createChannelGraphContext(store, indexes),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
