@@ -11,16 +11,17 @@
  *   reads (code, the trusted documents' manifest) rebuilds it, and only a bundle that changed
  *   restarts the server; code that does not build leaves the running server answering.
  * - [schema] after each regeneration, the schema classified against the last release (schema:check).
- * - [types] TypeScript 7's compiler in watch mode on the whole tree (tsconfig.dev.json), at a lower
- *   CPU priority than the server: a resolver missing for a new field is named as `Type.field` with
- *   the file to add it to. `npm run typecheck` (tsc -b) stays the authority, as in CI.
+ * - [types] TypeScript 7's compiler in watch mode on the whole tree (tsconfig.dev.json): a resolver
+ *   missing for a new field is named as `Type.field` with the file to add it to. `npm run typecheck`
+ *   (tsc -b) stays the authority, as in CI.
+ * The server starts first; codegen and the checker once it answers (or failed to start): on two
+ * cores, codegen's first run (in this process) and the first check beside it delay the first answer.
  * One @parcel/watcher subscription (the watcher the codegen CLI uses) sees every save.
  * Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as watcher from '@parcel/watcher';
@@ -49,7 +50,7 @@ if (entry.startsWith('..')) {
   process.stderr.write(`[dev] ${process.argv[2]} is outside the project: npm run dev serves an entry of the project\n`);
   process.exit(2);
 }
-// Two loops in one tree would write generated/ at the same time and fight over the port.
+// No tool keeps a second loop out of the tree: two would write generated/ at once and fight over the port.
 const lock = acquireDevLock(join('.dev-loop', 'dev.lock'));
 if (!lock.acquired) {
   const { pid, since } = lock.owner;
@@ -58,7 +59,7 @@ if (!lock.acquired) {
 }
 const releaseLock = lock.release;
 
-/** pino's JSON lines, as pino-pretty prints them, when a person watches this terminal. */
+/** The server logs JSON lines unless its own output is a terminal (here it is a pipe): pino-pretty's, when a person watches this one. */
 const pretty = process.stdout.isTTY
   ? (await import('pino-pretty')).prettyFactory({ colorize: !process.env.NO_COLOR, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
   : undefined;
@@ -76,16 +77,16 @@ function printLines(child: ChildProcess, print: (line: string) => void): void {
   for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && print(line));
 }
 
-// ---- [server]: esbuild's bundle, and the process that runs it ----
+// ---- [server]: esbuild's bundle, and the process that runs it (esbuild builds; starting, restarting and swapping are ours) ----
 
 let server: ChildProcess | undefined;
-/**
- * What the running server does with a regenerated SDL, as it said when it listened: swaps it in, or
- * not (production mode: it is restarted). Undefined until it listens: it reads the SDL as it starts.
- */
-let reloadable: boolean | undefined;
+/** The running server said, once listening, that it swaps a regenerated SDL in; any other is restarted. */
+let reloadable = false;
 let shownUrls: string | undefined;
 let stopping = false;
+/** Settled once the first start is over: the server answers, or it did not build or start. */
+let firstStartOver = (): void => undefined;
+const firstStart = new Promise<void>((resolve) => (firstStartOver = resolve));
 
 function onServerReport(report: DevServerReport, since: number): void {
   if (report.kind === 'listening') {
@@ -97,19 +98,21 @@ function onServerReport(report: DevServerReport, since: number): void {
       for (const { name, url } of report.urls) log('dev', `  ${name.padEnd(width)}  ${url}`);
     } else log('server', `restarted in ${elapsed(since)} ms (pid ${server?.pid}${listed === shownUrls ? '' : `, now at ${listed}`})`);
     shownUrls = listed;
+    firstStartOver();
   } else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (pid ${server?.pid} kept: snapshots, subscriptions and sandbox kept)`);
   else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
 }
 
 function startServer(): void {
   const since = performance.now();
-  reloadable = undefined;
+  reloadable = false;
   const child = fork(bundle, [], { execArgv: ['--enable-source-maps'], env: { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   server = child;
   printLines(child, printServerLine);
   child.on('message', (report: DevServerReport) => onServerReport(report, since));
   child.once('exit', (code, signal) => {
     if (server === child && !stopping) log('server', `exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
+    firstStartOver();
   });
 }
 
@@ -175,6 +178,7 @@ async function onBundle(result: esbuild.BuildResult): Promise<void> {
   const reason = changed.length > 0 ? `${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ` and ${changed.length - 3} more` : ''} changed` : 'start';
   if (result.errors.length > 0) {
     bundleBuilt = false;
+    firstStartOver();
     for (const text of await esbuild.formatMessages(result.errors, { kind: 'error', color: false })) for (const line of text.trimEnd().split('\n')) log('server', line);
     return log('server', server === undefined ? `${entry} does not build (above); it starts once it does` : 'not restarted: the code does not build (above); the running server keeps answering');
   }
@@ -188,9 +192,8 @@ async function onBundle(result: esbuild.BuildResult): Promise<void> {
   restartServer(reason);
 }
 
-// ---- [codegen]: graphql-codegen's programmatic API ----
+// ---- [codegen]: graphql-codegen's programmatic API (the CLI's watch says nothing of a failed run, and regenerates every output) ----
 
-const cli = import('@graphql-codegen/cli');
 type Output = { path: string; patterns: string[]; inputs: Set<string> };
 /** Each output with its input patterns (an output whose preset reads other files names them in `watchPattern`). */
 const outputs: Output[] = Object.entries(codegenConfig.generates).map(([path, output]) => {
@@ -211,10 +214,11 @@ async function touched(output: Output, saved: readonly string[], removed: readon
 const pendingOutputs = new Set<string>();
 let generating: Promise<void> | undefined;
 let firstRun = true;
+let codegenStarted = false;
 
 /** Runs codegen for the pending outputs (one run at a time; saves made during a run make the next). */
 function regenerate(): void {
-  if (generating !== undefined || pendingOutputs.size === 0 || stopping) return;
+  if (!codegenStarted || generating !== undefined || pendingOutputs.size === 0 || stopping) return;
   const paths = new Set(pendingOutputs);
   pendingOutputs.clear();
   generating = runCodegen(paths).finally(() => {
@@ -225,7 +229,7 @@ function regenerate(): void {
 }
 
 async function runCodegen(paths: ReadonlySet<string>): Promise<void> {
-  const { CodegenContext, generate } = await cli;
+  const { CodegenContext, generate } = await import('@graphql-codegen/cli');
   const since = performance.now();
   const written: string[] = [];
   const generates = Object.fromEntries(Object.entries(codegenConfig.generates).filter(([path]) => paths.has(path)));
@@ -242,8 +246,8 @@ async function runCodegen(paths: ReadonlySet<string>): Promise<void> {
   if (firstRun && written.length === 0) log('codegen', `generated/ is current (checked in ${elapsed(since)} ms)`);
   else log('codegen', `regenerated in ${elapsed(since)} ms: ${written.length === 0 ? 'no file changed' : written.sort().join(', ')}`);
   if (firstRun) return;
-  if (reloadable === true) server?.send({ kind: 'reload-schema' }, (error) => error && undefined);
-  else if (reloadable === false) restartServer('SDL regenerated, and the server does not swap schemas');
+  if (reloadable) server?.send({ kind: 'reload-schema' }, (error) => error && undefined);
+  else restartServer('SDL regenerated, and the server does not swap schemas');
   if (written.length === 0) return;
   const [{ checkSchema, releasedBaseline }, { formatSchemaReport }] = await Promise.all([import('./schema-changes.js'), import('./schema-report.js')]);
   const report = await checkSchema(await releasedBaseline()).then(formatSchemaReport, (error: unknown) => [`not classified: ${error instanceof Error ? error.message : String(error)}`]);
@@ -259,20 +263,23 @@ function nativeCompiler(): string {
   return join(dirname(platformPackage), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc');
 }
 
-const types = spawn(nativeCompiler(), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-printLines(types, (line) => {
-  log('types', line);
-  const hint = missingResolverHint(line);
-  if (hint !== undefined) log('types', `  ↳ ${hint}`);
-});
-/** The checker's niceness: the server and codegen come first on a busy machine. */
-if (types.pid !== undefined) setPriority(types.pid, 10);
-const typesExited = new Promise<void>((done) =>
-  types.once('exit', (code, signal) => {
-    if (!stopping) log('types', `the checker exited (${signal ?? `code ${code}`}); npm run dev again to restart it`);
-    done();
-  }),
-);
+let types: ChildProcess | undefined;
+let typesExited = Promise.resolve();
+function startTypes(): void {
+  const child = spawn(nativeCompiler(), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  types = child;
+  printLines(child, (line) => {
+    log('types', line);
+    const hint = missingResolverHint(line);
+    if (hint !== undefined) log('types', `  ↳ ${hint}`);
+  });
+  typesExited = new Promise((done) =>
+    child.once('exit', (code, signal) => {
+      if (!stopping) log('types', `the checker exited (${signal ?? `code ${code}`}); npm run dev again to restart it`);
+      done();
+    }),
+  );
+}
 
 // ---- the watcher, the start, the stop ----
 
@@ -291,9 +298,12 @@ const subscription = await watcher.subscribe(
   { ignore: IGNORED },
 );
 
-for (const output of outputs) pendingOutputs.add(output.path);
 rebuild();
 await Promise.all(outputs.map((output) => touched(output, [], [])));
+await firstStart;
+if (!stopping) startTypes();
+codegenStarted = true;
+for (const output of outputs) pendingOutputs.add(output.path);
 regenerate();
 
 async function stop(signal: NodeJS.Signals): Promise<void> {
@@ -301,7 +311,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   stopping = true;
   log('dev', `${signal}: stopping codegen, typecheck and server`);
   // It writes nothing (--noEmit), and would finish the check under way before a SIGTERM.
-  types.kill('SIGKILL');
+  types?.kill('SIGKILL');
   await Promise.all([subscription.unsubscribe(), building.then(() => bundler.dispose()), generating, restarting.then(stopServer), typesExited]);
   releaseLock();
   log('dev', 'stopped');
