@@ -14,8 +14,8 @@
  * - [types] TypeScript 7's compiler in watch mode on the whole tree (tsconfig.dev.json): a resolver
  *   missing for a new field is named as `Type.field` with the file to add it to. `npm run typecheck`
  *   (tsc -b) stays the authority, as in CI.
- * The server starts first; codegen and the checker once it answers (or failed to start): on two
- * cores, codegen's first run (in this process) and the first check beside it delay the first answer.
+ * Codegen's first run waits for the server's first answer (or failed start): it loads the CLI and its
+ * plugins in this process, whose event loop also starts the server.
  * One @parcel/watcher subscription (the watcher the codegen CLI uses) sees every save.
  * Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
  */
@@ -298,10 +298,10 @@ const subscription = await watcher.subscribe(
   { ignore: IGNORED },
 );
 
+startTypes();
 rebuild();
 await Promise.all(outputs.map((output) => touched(output, [], [])));
 await firstStart;
-if (!stopping) startTypes();
 codegenStarted = true;
 for (const output of outputs) pendingOutputs.add(output.path);
 regenerate();
