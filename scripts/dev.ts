@@ -58,6 +58,7 @@ if (!lock.acquired) {
   process.exit(1);
 }
 const releaseLock = lock.release;
+process.once('exit', releaseLock);
 
 /** The server logs JSON lines unless its own output is a terminal (here it is a pipe): pino-pretty's, when a person watches this one. */
 const pretty = process.stdout.isTTY
@@ -186,7 +187,8 @@ async function onBundle(result: esbuild.BuildResult): Promise<void> {
   bundleInputs = new Set(Object.keys(result.metafile?.inputs ?? {}).map((path) => resolve(path)));
   const files = result.outputFiles ?? [];
   const hash = files.map((file) => file.hash).join();
-  if (hash === bundleHash) return;
+  // The same bundle restarts nothing, unless its server is not running (it exited: the next save starts it).
+  if (hash === bundleHash && server !== undefined && server.exitCode === null && server.signalCode === null) return;
   bundleHash = hash;
   await Promise.all(files.map(async (file) => mkdir(dirname(file.path), { recursive: true }).then(() => writeFile(file.path, file.contents))));
   restartServer(reason);
@@ -298,6 +300,8 @@ const subscription = await watcher.subscribe(
   { ignore: IGNORED },
 );
 
+// `on`, not `once`: a second signal (npm relays one more) must not kill the loop mid-stop.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
 startTypes();
 rebuild();
 await Promise.all(outputs.map((output) => touched(output, [], [])));
@@ -317,6 +321,3 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   log('dev', 'stopped');
   process.exit(0);
 }
-// `on`, not `once`: a second signal (npm relays one more) must not kill the loop mid-stop.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
-process.once('exit', releaseLock);
