@@ -1,11 +1,13 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { dbPreset } from './scripts/codegen-db.js';
 import { openApiPreset } from './scripts/codegen-openapi.js';
 
 /**
- * Everything under generated/, for the graphql-codegen CLI: `npm run codegen` (graphql-codegen),
- * `npm run codegen:check` (graphql-codegen --check) and `npm run dev` (its watch mode) all read this.
+ * Everything under generated/, for graphql-codegen: `npm run codegen` (the CLI), `npm run codegen:check`
+ * (its check mode) and `npm run dev` (its programmatic API) all read this.
  * The GraphQL projects use the codegen plugins; `openapi/*.yaml` go through openapi-typescript in a
- * preset of ours (scripts/codegen-openapi.ts).
+ * preset of ours (scripts/codegen-openapi.ts), and `db/migrations/*.sql` through kysely-codegen in another
+ * (scripts/codegen-db.ts).
  */
 const out = 'generated';
 
@@ -61,6 +63,13 @@ const config: CodegenConfig = {
           Tier: '../../src/channel/models.js#Tier',
           ChannelStats: '../../src/channel/models.js#ChannelStatsView',
           SupporterEvent: '../../src/channel/supporter-events.js#SupporterChangeEvent',
+          Totals: '../../src/history/history-service.js#TotalsView',
+          PlatformTotals: '../../src/history/snapshot-diff.js#PlatformTotals',
+          TierTotals: '../../src/history/snapshot-diff.js#TierTotals',
+          HistoryPoint: '../../src/history/history-queries.js#HistoryPoint',
+          SupporterChangeRecord: '../../src/history/history-queries.js#ChangeRow',
+          Goal: '../../src/history/history-service.js#GoalView',
+          GoalReachedEvent: '../../src/channel/supporter-events.js#GoalReachedEvent',
         },
       },
     },
@@ -98,6 +107,14 @@ const config: CodegenConfig = {
       preset: openApiPreset,
       presetConfig: { contractsDir: 'openapi' },
       watchPattern: 'openapi/*.yaml',
+      plugins: [],
+    },
+    [`${out}/db/`]: {
+      // As above: the migrations are this preset's input.
+      schema: 'schema/*.graphql',
+      preset: dbPreset,
+      presetConfig: { migrationsDir: 'db/migrations' },
+      watchPattern: 'db/migrations/*.sql',
       plugins: [],
     },
   },

@@ -18,6 +18,7 @@ import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphOption
 import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
 import { createGraphStreamLimit } from './graphql/streamed-responses.js';
 import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createDashboardHandler } from './http/dashboard.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
@@ -36,6 +37,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
+import { createChannelHistory, type ChannelHistory } from './history/history-service.js';
+import type { ChannelGraphStore } from './graphql/context.js';
 
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
@@ -50,6 +53,8 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
+  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads; undefined with `history: false`. */
+  history?: ChannelHistory;
   /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
   events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
@@ -190,9 +195,24 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   store.onChange((source, _written, change) => {
     if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
   });
-  const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
+  const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs, () => {
+    if (history === undefined) return [];
+    // Opening (PGlite's first start takes seconds) is not a fault; unreachable, or an open that failed, is.
+    const health = history.health();
+    return health.state === 'open' || health.lastError === null ? [] : [`history: the database is ${health.state === 'opening' ? 'not open' : health.state} (${health.lastError}); the current data is served`];
+  });
   await store.start();
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
+  // The database opens now, beside the first refresh (already under way): the service answers from
+  // its snapshots meanwhile. Sandbox data keeps its history apart, under DATA_DIR/sandbox.
+  const history = config.history === false ? undefined : createChannelHistory({
+    store,
+    events,
+    databaseUrl: config.databaseUrl,
+    dataDir: join(dataDir, 'database'),
+    goals: config.goals,
+    logger: logger.child({ component: 'history' }),
+  });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const { observation } = parts;
@@ -205,12 +225,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
-    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
+    store, ...(history === undefined ? {} : { history }), mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
   const graph = createChannelGraphHandler(
     {
-      store,
+      store: history === undefined ? store : historyAwareStore(store, history),
       events,
+      ...(history === undefined ? {} : { history }),
       settings: config.graph,
       reloadableSchema: config.graph.development,
       compression,
@@ -231,7 +252,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
   const operations = createOperationsEndpoints({ mode, metrics, readiness, compression, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
   const overlay = createOverlayHandler({ compression });
-  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
+  // Development by default; production only with DASHBOARD=true. It reads this service's own graph.
+  let selfUrl = '';
+  const dashboard = config.dashboard === true ? createDashboardHandler({ graphUrl: () => `${selfUrl}/graphql`, compression }) : undefined;
+  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths, ...(dashboard?.paths ?? [])]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
     const url = request.url ?? '/';
@@ -242,7 +266,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   };
   const handle: RequestListener = (request, response) => {
     if (isGraphRequest(request)) graphListener(request, response);
-    else if (!operations(request, response) && !overlay(request, response)) rest(request, response);
+    else if (!operations(request, response) && !overlay(request, response) && dashboard?.(request, response) !== true) rest(request, response);
   };
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
@@ -272,14 +296,17 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
+    await history?.close();
     await shared.close();
     throw error;
   }
 
+  selfUrl = listening.url;
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,
     store,
+    ...(history === undefined ? {} : { history }),
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
@@ -308,12 +335,33 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
           },
         ],
         ['the snapshot writes', () => store.close()],
+        // After the snapshot writes: the last of them is recorded (or rolled back) before the database closes.
+        ['the history', async () => history?.close()],
         ['the upstream connections', () => keeper.client.close()],
         // After the keeper's drain and the snapshot writes: both may still write to Redis.
         ['the Redis connections', () => shared.close()],
         ['the sandbox', async () => sandbox?.close()],
       ]);
       return closing;
+    },
+  };
+}
+
+/**
+ * The store as the graph sees it: a recording committed counts as a change too, so that what the
+ * graph keeps per snapshot (the response cache) is dropped once the history has more to say.
+ */
+function historyAwareStore(store: SnapshotStore, history: ChannelHistory): ChannelGraphStore {
+  return {
+    read: (source) => store.read(source),
+    current: (source) => store.current(source),
+    onChange(listener) {
+      const fromStore = store.onChange(listener);
+      const fromHistory = history.recorder.onRecorded((recorded) => listener(recorded.source, undefined, { content: false, staleness: false }));
+      return () => {
+        fromStore();
+        fromHistory();
+      };
     },
   };
 }

@@ -6,6 +6,7 @@ import { createOperationsEndpoints } from '../../src/observability/endpoints.js'
 import { createMetrics } from '../../src/observability/metrics.js';
 import { createReadinessProbe } from '../../src/observability/readiness.js';
 import { signWebhookBody, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from '../support/eventually.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig, validator } from './harness.js';
 
 /**
@@ -23,8 +24,10 @@ beforeAll(async () => {
   dataDir = await makeDataDir();
   // Upstream down before the first read: the 503 answers come first.
   await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
-  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 } }), { logger: silentLogger });
-});
+  // With its history: the database opens in the background (its first start takes seconds), so the
+  // history's 503s come first too.
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, history: true }), { logger: silentLogger });
+}, 60_000);
 afterAll(async () => {
   await app.close();
   await sandbox.close();
@@ -63,6 +66,9 @@ describe('openapi/channel-api.yaml', () => {
     const member = JSON.stringify({ data: { type: 'member', id: 'x', attributes: {} } });
     expect((await webhook('members:pledge:delete', member)).status).toBe(503);
     expect((await request(app.url, 'GET', '/healthz')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/totals')).status).toBe(503);
+    expect((await request(app.url, 'GET', '/history?from=2025-01-01T00:00:00Z')).status).toBe(503);
+    expect((await request(app.url, 'GET', '/changes?since=2025-01-01T00:00:00Z')).status).toBe(503);
 
     await sandboxControl(sandbox, 'DELETE', 'faults');
     for (const path of ['/membership/pledges', '/membership/pledges?sort=amount', '/video/members', '/video/members?sort=since', '/video/stats', '/healthz']) {
@@ -76,7 +82,16 @@ describe('openapi/channel-api.yaml', () => {
     const revalidated = await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': `"other", ${health.headers.get('etag') ?? ''}` } });
     expect([200, 304]).toContain(revalidated.status);
     expect((await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': '*' } })).status).toBe(304);
-    for (const path of ['/membership/pledges?sort=amounts', '/video/members?sort=since&sort=amount']) expect((await request(app.url, 'GET', path)).status).toBe(400);
+    for (const path of ['/membership/pledges?sort=amounts', '/video/members?sort=since&sort=amount', '/totals?platform=both', '/history?from=2025', '/changes?since=2025-01-01T00:00:00Z&limit=0']) {
+      expect((await request(app.url, 'GET', path)).status).toBe(400);
+    }
+    expect((await request(app.url, 'GET', '/membership/pledges?limit=2')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/totals')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/goals')).status).toBe(200);
+    const { history } = app;
+    await eventually('the history database to open', () => history?.health().state === 'open', { timeoutMs: 60_000 });
+    expect((await request(app.url, 'GET', '/history?from=2025-01-01T00:00:00Z&interval=month')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/changes?since=2025-01-01T00:00:00Z&limit=2')).status).toBe(200);
 
     expect((await webhook('members:pledge:delete', member)).status).toBe(204);
     expect((await webhook('members:pledge:delete', member, null)).status).toBe(401);
@@ -120,5 +135,5 @@ describe('openapi/channel-api.yaml', () => {
     for (const declared of validator.declaredResponses()) expect(seen, `never produced: ${declared}`).toContain(declared);
     expect(seen).toContain('GET / NotFound');
     expect(seen).toContain('POST /video/stats MethodNotAllowed');
-  });
+  }, 90_000);
 });
