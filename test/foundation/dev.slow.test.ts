@@ -91,7 +91,8 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   expect(output).toMatch(/\[dev\] ready in \d+ ms \(Ctrl-C stops\)/);
   const sandboxUrl = /\[dev\] +sandbox +(http:\/\/\S+)/.exec(output)?.[1] ?? '';
   expect((await query('{ stats { subscribers } }')).data?.stats?.subscribers).toEqual(expect.any(Number));
-  await devEvent('the start-up run of codegen', () => output.includes('[codegen] generated/ is current (checked in'));
+  // Every output, the database types among them (migrations applied to an in-memory PGlite): minutes on a loaded machine.
+  await devEvent('the start-up run of codegen', () => output.includes('[codegen] generated/ is current (checked in'), 300_000);
   const firstPid = serverPid();
   expect(firstPid).toEqual(expect.any(Number));
   // TypeScript 7's watch sees the saves made after its first check (docs/workflow.md).
@@ -174,10 +175,18 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   // and the new server serves the operation by its id.
   await project.writeText('packages/client/operations/dev-probe.graphql', 'query DevProbe {\n  stats {\n    probe\n  }\n}\n');
   const documentId = await devEvent('the manifest to list the new operation', async () => {
-    const manifest = JSON.parse(await project.readText('generated/client/persisted-documents.json').catch(() => '{}')) as Record<string, string>;
-    return Object.entries(manifest).find(([, text]) => text.includes('DevProbe'))?.[0];
+    // Read while codegen may be writing it: a cut-short file is "not yet".
+    const text = await project.readText('generated/client/persisted-documents.json').catch(() => '');
+    const manifest = (() => {
+      try {
+        return JSON.parse(text) as Record<string, string>;
+      } catch {
+        return {};
+      }
+    })();
+    return Object.entries(manifest).find(([, document]) => document.includes('DevProbe'))?.[0];
   });
-  await devEvent('a restart on the new manifest', () => output.includes('[server] restarting: generated/client/persisted-documents.json changed'));
+  await devEvent('a restart on the new manifest', () => /\[server\] restarting: .*generated\/client\/persisted-documents\.json.* changed/.test(output));
   const byId = await devEvent('the new operation served by its id', async () => {
     const response = await fetch(graphUrl() ?? '', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentId }) }).catch(() => undefined);
     const answer = (await response?.json().catch(() => undefined)) as Answer | undefined;
@@ -211,10 +220,10 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   // generated/ deleted: regenerated, every output.
   await rm(join(project.dir, 'generated'), { recursive: true });
   await devEvent('every output to be back', async () => {
-    const files = ['generated/channel/resolvers-types.ts', 'generated/client/graphql.ts', 'generated/client/persisted-documents.json', 'generated/openapi/channel-api.ts', 'generated/starwars/resolvers-types.ts'];
+    const files = ['generated/channel/resolvers-types.ts', 'generated/client/graphql.ts', 'generated/client/persisted-documents.json', 'generated/openapi/channel-api.ts', 'generated/starwars/resolvers-types.ts', 'generated/db/migrations.ts'];
     const texts = await Promise.all(files.map((file) => readFile(join(project.dir, file), 'utf8').catch(() => '')));
     return texts.every((text) => text !== '') && texts[0]?.includes('probe: Resolver<');
-  });
+  }, 300_000);
 
   // The OpenAPI contracts are followed too.
   const [contract] = (await readdir(join(project.dir, 'openapi'))).filter((name) => name.endsWith('.yaml'));
