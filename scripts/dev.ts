@@ -196,12 +196,17 @@ async function onBundle(result: esbuild.BuildResult): Promise<void> {
 
 // ---- [codegen]: graphql-codegen's programmatic API (the CLI's watch says nothing of a failed run, and regenerates every output) ----
 
-type Output = { path: string; patterns: string[]; inputs: Set<string> };
-/** Each output with its input patterns (an output whose preset reads other files names them in `watchPattern`). */
+/** `fromSdl`: generated from the SDL and operations, so its regeneration is swapped into the server. */
+type Output = { path: string; patterns: string[]; inputs: Set<string>; fromSdl: boolean };
+/**
+ * Each output with its input patterns. An output whose preset reads other files (the OpenAPI
+ * contracts, the upstreams' contracts, the migrations) names them in `watchPattern`: its
+ * regeneration swaps nothing, and restarts the server only if the bundle imports what changed.
+ */
 const outputs: Output[] = Object.entries(codegenConfig.generates).map(([path, output]) => {
   const { schema, documents, watchPattern } = output as { schema?: unknown; documents?: unknown; watchPattern?: unknown };
   const patterns = [watchPattern ?? [schema, documents]].flat(2).filter((pattern): pattern is string => typeof pattern === 'string');
-  return { path, patterns, inputs: new Set<string>() };
+  return { path, patterns, inputs: new Set<string>(), fromSdl: watchPattern === undefined };
 });
 /**
  * Whether a save touched an output: one of its input files, as they are now or were before (a deleted
@@ -247,7 +252,7 @@ async function runCodegen(paths: ReadonlySet<string>): Promise<void> {
   }
   if (firstRun && written.length === 0) log('codegen', `generated/ is current (checked in ${elapsed(since)} ms)`);
   else log('codegen', `regenerated in ${elapsed(since)} ms: ${written.length === 0 ? 'no file changed' : written.sort().join(', ')}`);
-  if (firstRun) return;
+  if (firstRun || !outputs.some((output) => output.fromSdl && paths.has(output.path))) return;
   if (reloadable) server?.send({ kind: 'reload-schema' }, (error) => error && undefined);
   else restartServer('SDL regenerated, and the server does not swap schemas');
   if (written.length === 0) return;
