@@ -42,15 +42,17 @@ beforeAll(async () => {
   expect(codegen.output).not.toMatch(/error/i);
   expect(codegen.exitCode).toBe(0);
   baseline = await project.npmRun('typecheck');
-}, 180_000);
+}, 300_000);
 afterAll(() => project.remove());
+// Each step runs a whole codegen (every output, the contracts' and migrations' types included) or a
+// typecheck in a copy of the project: minutes, not seconds, when the suite loads both cores.
 
 describe('an unmodified project', () => {
   it('passes codegen:check, which says so', async () => {
     const check = await project.npmRun('codegen:check');
     expect(check.output).toMatch(/^codegen:check: generated\/ is current \(\d+ outputs of codegen\.ts checked/m);
     expect(check.exitCode).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('typechecks', () => {
     expect(compilerErrors(baseline.output)).toEqual([]);
@@ -72,7 +74,7 @@ describe('after a field is added to the Star Wars SDL', () => {
     expect(stale.output).toContain('codegen:check: run `npm run codegen` and commit generated/ with the inputs that changed.');
 
     expect((await project.npmRun('codegen')).exitCode).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it('typecheck then fails, naming each new field and the resolver map that lacks it', async () => {
     const generated = await project.readText(staleFile);
@@ -91,7 +93,7 @@ describe('after a field is added to the Star Wars SDL', () => {
     }
     expect(typecheck.output).toMatch(/Property 'heightInMeters' is missing in type .* but required in type 'HumanResolvers</);
     expect(typecheck.output).toMatch(/Property 'starship' is missing in type .* but required in type 'QueryResolvers</);
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('a codegen error', () => {
@@ -112,7 +114,7 @@ describe('a codegen error', () => {
       expect(run.output).not.toMatch(/^\s+at /m);
       expect(run.output).not.toContain('output: [');
     }
-  }, 120_000);
+  }, 240_000);
 
   it('names the operation and field that no longer validate', async () => {
     await project.writeText(channelSdl, original.replace('  "Everything the patron has paid the campaign so far, in cents."\n  lifetimeCents: Int\n', ''));
@@ -120,5 +122,5 @@ describe('a codegen error', () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.output).toMatch(/packages\/client\/operations\/supporter-fields\.graphql:\d+:\d+ fragment SupporterFields: Cannot query field "lifetimeCents" on type "Patron"\./);
     expect(run.output).not.toMatch(/^\s+at /m);
-  }, 60_000);
+  }, 180_000);
 });
