@@ -1,14 +1,13 @@
 /**
  * Parts of `npm run dev` that need no running loop: the lock that keeps a second one out of a tree
- * (and takes over the lock of one that is gone), the hint that names a missing resolver from the
- * compiler's words, and the location of a server that fails to load.
+ * (and takes over the lock of one that is gone), and the hint that names a missing resolver from the
+ * compiler's words.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeImportFailure } from '../../scripts/dev-import-failure.js';
 import { acquireDevLock } from '../../scripts/dev-lock.js';
 import { missingResolverHint } from '../../scripts/missing-resolvers.js';
 
@@ -57,8 +56,8 @@ describe('missingResolverHint', () => {
   });
 
   it('names several (TS2739) and a long list (TS2740)', () => {
-    const several = "src/graphql/resolvers.ts(153,5): error TS2739: Type '{ supporters: () => never[]; }' is missing the following properties from type 'QueryResolvers<ChannelGraphContext, {}>': probe, other";
-    expect(missingResolverHint(several)).toBe('no resolver for Query.probe, Query.other: add them to the Query resolvers at src/graphql/resolvers.ts:153:5');
+    const several = "src/graphql/schema/resolvers.ts(153,5): error TS2739: Type '{ supporters: () => never[]; }' is missing the following properties from type 'QueryResolvers<ChannelGraphContext, {}>': probe, other";
+    expect(missingResolverHint(several)).toBe('no resolver for Query.probe, Query.other: add them to the Query resolvers at src/graphql/schema/resolvers.ts:153:5');
     const many = "a.ts(1,1): error TS2740: Type '{}' is missing the following properties from type 'TierResolvers<Ctx, Tier>': a, b, c, d, and 2 more.";
     expect(missingResolverHint(many)).toBe('no resolver for Tier.a, Tier.b, Tier.c, Tier.d, 2 more: add them to the Tier resolvers at a.ts:1:1');
   });
@@ -67,24 +66,5 @@ describe('missingResolverHint', () => {
     expect(missingResolverHint("src/a.ts(88,14): error TS2322: Type 'string' is not assignable to type 'number'.")).toBeUndefined();
     expect(missingResolverHint("src/a.ts(1,1): error TS2741: Property 'x' is missing in type '{}' but required in type 'Options'.")).toBeUndefined();
     expect(missingResolverHint('12:24:46 PM - Found 0 errors. Watching for file changes.')).toBeUndefined();
-  });
-});
-
-describe('describeImportFailure', () => {
-  it('leads with the file:line:column of the project frame that threw', () => {
-    const error = new Error('resolvers cannot load');
-    error.stack = [
-      'Error: resolvers cannot load',
-      `    at <anonymous> (file://${process.cwd()}/examples/starwars/resolvers.ts:23:9)`,
-      `    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)`,
-      `    at async run (file://${process.cwd()}/scripts/dev-standby.mjs:40:63)`,
-    ].join('\n');
-    expect(describeImportFailure(error)).toBe('examples/starwars/resolvers.ts:23:9 Error: resolvers cannot load\n    at <anonymous> (examples/starwars/resolvers.ts:23:9)');
-  });
-
-  it('finds the position of a syntax error in its message', () => {
-    const error = new Error(`Transform failed with 1 error:\n${process.cwd()}/src/graphql/resolvers.ts:3:10: ERROR: Expected ";" but found "x"`);
-    error.stack = `Error: ${error.message}\n    at failureErrorWithLog (${process.cwd()}/node_modules/esbuild/lib/main.js:1477:15)`;
-    expect(describeImportFailure(error).split('\n')[0]).toBe('src/graphql/resolvers.ts:3:10 Error: Transform failed with 1 error:');
   });
 });
