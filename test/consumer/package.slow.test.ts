@@ -188,13 +188,14 @@ describe('the packed packages in a fresh project', () => {
     expect(code).toBe(0);
   });
 
+  // Four whole typechecks, each with a compiler of its own: minutes on a loaded machine.
   it.each(Object.entries(SUPPORTED_TYPESCRIPTS))('typecheck the same with the %s TypeScript (%s), and each README example with its README\'s tsconfig.json', async (install) => {
     for (const config of ['tsconfig.node16.json', 'tsconfig.bundler.json', 'tsconfig.readme-client.json', 'tsconfig.readme-oauth2.json']) {
       const { code, output } = await tsc(['-p', config, '--noEmit'], compilerOf(`typescript-${install}`));
       expect(output, config).toBe('');
       expect(code, config).toBe(0);
     }
-  });
+  }, 300_000);
 
   it.each(['client', 'oauth2'] as const)('the %s README\'s package.json is an ES module app that depends on the tarball npm pack writes', async (name) => {
     const { packageJson } = await readmeConsumer(name);
