@@ -15,6 +15,7 @@ import { membersConfigSchema, type MembersConfig } from './channel/members-confi
 import type { MembershipCredentials } from './channel/membership.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+import { DestinationsError, parseNotificationsConfig, type NotificationsConfig } from './notifications/destinations.js';
 import { EnvFileSyntaxError, parseEnvFile } from './lib/env-file.js';
 import { findJsonSyntaxIssue } from './lib/json-syntax.js';
 import { sandboxWithoutCredentials } from './lib/node-env.js';
@@ -90,6 +91,10 @@ export interface ChannelConfig {
   redis?: RedisSettings;
   /** COMPRESSION: answers compressed as Accept-Encoding asks (br, gzip, zstd where node has it). Default true. */
   compression?: boolean;
+  /** NOTIFICATIONS_CONFIG: where events are sent (webhooks, Discord). Unset: none. */
+  notifications?: NotificationsConfig;
+  /** NOTIFICATIONS_ALLOW_LOOPBACK: notifications may go to loopback addresses (development, tests). Default false. */
+  notificationsAllowLoopback?: boolean;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -199,13 +204,24 @@ export const CHANNEL_SETTINGS = {
     description: 'Shared state for several replicas (token, snapshots, caches, events); unset: files under DATA_DIR, one process.',
   }),
   redisPrefix: text({ name: 'REDIS_PREFIX', default: DEFAULT_REDIS_PREFIX, expected: 'a key prefix', description: 'Prefix of every Redis key and channel (several deployments can share one Redis).' }),
+  notificationsConfig: text({
+    name: 'NOTIFICATIONS_CONFIG',
+    default: 'notifications.json',
+    expected: 'the path of the notifications file',
+    description: 'Where events are sent (signed webhooks, Discord); without the file, nowhere.',
+  }),
+  notificationsAllowLoopback: boolean({
+    name: 'NOTIFICATIONS_ALLOW_LOOPBACK',
+    default: false,
+    description: 'Notifications may go to loopback addresses, and over plain http to a loopback host (development and tests only).',
+  }),
 } as const;
 
 type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
 /** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
 const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
-const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_'] as const;
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_', 'NOTIFICATIONS_'] as const;
 /** Conventional variables of other programs that share a prefix with ours. */
 const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
@@ -244,23 +260,42 @@ function firstIssue(error: z.ZodError): { path: string; message: string } {
   return { path: issue?.path.map(String).join('.') ?? '', message: issue?.message ?? 'invalid value' };
 }
 
-/** members.json: read, parsed and validated against the dashboard request's shape. Never quoted: it holds cookies and tokens. */
-export function loadMembersConfig(path: string): MembersConfig {
-  const text = readConfigFile(path, false, 'not found (expected the video dashboard values: cp members.example.json members.json)') as string;
-  let json: unknown;
+/** Parses a JSON configuration file's text; a syntax error is located without quoting the text (it holds secrets). */
+function parseConfigJson(path: string, text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text: locate the error ourselves instead.
     const issue = findJsonSyntaxIssue(text) ?? { line: 1, column: 1, expected: 'JSON' };
     throw new ConfigError(path, `line ${issue.line}, column ${issue.column}`, `expected ${issue.expected} (the file is not valid JSON)`);
   }
-  const parsed = membersConfigSchema.safeParse(json);
+}
+
+/** members.json: read, parsed and validated against the dashboard request's shape. Never quoted: it holds cookies and tokens. */
+export function loadMembersConfig(path: string): MembersConfig {
+  const text = readConfigFile(path, false, 'not found (expected the video dashboard values: cp members.example.json members.json)') as string;
+  const parsed = membersConfigSchema.safeParse(parseConfigJson(path, text));
   if (!parsed.success) {
     const { path: field, message } = firstIssue(parsed.error);
     throw new ConfigError(path, field || '(root)', `expected ${message}`);
   }
   return parsed.data;
+}
+
+/**
+ * notifications.json (NOTIFICATIONS_CONFIG): the destinations of the events. Absent at its default
+ * path, there are none; absent where NOTIFICATIONS_CONFIG points, the start stops. Never quoted: its
+ * URLs and secrets are credentials.
+ */
+export function loadNotificationsConfig(path: string, options: { required: boolean; allowLoopback: boolean }): NotificationsConfig | undefined {
+  const text = readConfigFile(path, !options.required, 'not found (NOTIFICATIONS_CONFIG names it; see docs/notifications.md#the-destinations-file)');
+  if (text === undefined) return undefined;
+  try {
+    return parseNotificationsConfig(parseConfigJson(path, text), { allowLoopback: options.allowLoopback });
+  } catch (error) {
+    if (error instanceof DestinationsError) throw new ConfigError(path, error.field, `expected ${error.expected}`);
+    throw error;
+  }
 }
 
 /** Runs a settings read; its SettingError becomes a ConfigError naming where the value came from. */
@@ -443,5 +478,12 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
     ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
     compression: settings.compression,
+    ...optionalNotifications(settings, variables, cwd),
   };
+}
+
+function optionalNotifications(settings: ChannelSettingValues, variables: Variables, cwd: string): Pick<ChannelConfig, 'notifications' | 'notificationsAllowLoopback'> {
+  const allowLoopback = settings.notificationsAllowLoopback;
+  const notifications = loadNotificationsConfig(resolve(cwd, settings.notificationsConfig), { required: variables.value('NOTIFICATIONS_CONFIG') !== undefined, allowLoopback });
+  return { ...(notifications === undefined ? {} : { notifications }), notificationsAllowLoopback: allowLoopback };
 }

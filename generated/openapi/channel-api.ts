@@ -175,11 +175,128 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "goal.reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A goal was reached (once per crossing). */
+        post: operations["onGoalReached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.downgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter now pays less per month (`data.previous` holds what was paid before). */
+        post: operations["onSupporterDowngraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter started supporting on a platform. */
+        post: operations["onSupporterJoined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.left": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter stopped supporting (the supporter as last seen). */
+        post: operations["onSupporterLeft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.tier_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter moved to another tier at the same amount (`data.previous` holds the tier before). */
+        post: operations["onSupporterTierChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.upgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter now pays more per month (`data.previous` holds what was paid before). */
+        post: operations["onSupporterUpgraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
+        /** @description The body of every webhook delivery (Standard Webhooks' `type`, `timestamp`, `data`). */
+        ChannelNotification: components["schemas"]["SupporterNotification"] | components["schemas"]["GoalNotification"];
         /** @description Id of an event of /events (a decimal integer; ids increase). */
         EventId: string;
+        GoalNotification: {
+            data: {
+                goal: components["schemas"]["NotificationGoal"];
+            };
+            /**
+             * Format: date-time
+             * @description When the crossing was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "goal.reached";
+        };
         Health: {
             mode?: components["schemas"]["Mode"];
             redis?: components["schemas"]["RedisHealth"];
@@ -212,6 +329,57 @@ export type components = {
          * @enum {string}
          */
         Mode: "live" | "sandbox";
+        NotificationGoal: {
+            /** @description Where the count stood when the goal was reached (same unit and rule as `target`). */
+            current?: number;
+            id: string;
+            /**
+             * @description What the goal counts; `monthly_amount` is in cents.
+             * @enum {string}
+             */
+            metric: "members" | "monthly_amount";
+            /**
+             * @description The platform it counts on; null for both together.
+             * @enum {string|null}
+             */
+            platform: "membership" | "video" | null;
+            /** @description current / target (1 or more once reached). */
+            progress: number;
+            /** @description Members, or cents a month. Absent for a `monthly_amount` goal when the destination does not carry `amount`. */
+            target?: number;
+            title: string;
+        };
+        /**
+         * @description What happened; each destination of notifications.json names the kinds it gets.
+         * @enum {string}
+         */
+        NotificationKind: "supporter.joined" | "supporter.left" | "supporter.upgraded" | "supporter.downgraded" | "supporter.tier_changed" | "goal.reached";
+        /** @description Before the change (present for upgraded, downgraded and tier_changed), with the same fields as the supporter. */
+        NotificationPrevious: {
+            amountCents?: number;
+            tier?: components["schemas"]["NotificationTier"] | null;
+        };
+        /**
+         * @description The supporter as the platform gives it. Each property is present only when the destination
+         *     carries its field (`fields` in notifications.json: `id`, `name`, `platform`, `tier`, `amount`).
+         */
+        NotificationSupporter: {
+            /** @description What the supporter pays per month, in cents (field `amount`). */
+            amountCents?: number;
+            /** @description The supporter's id on the platform. */
+            id?: string;
+            /** @description First name only, as the platform gives it. */
+            name?: string | null;
+            /** @enum {string} */
+            platform?: "membership" | "video";
+            /** @description The tier the supporter is at; null when no tier matches. */
+            tier?: components["schemas"]["NotificationTier"] | null;
+        };
+        NotificationTier: {
+            id: string;
+            /** @description Without decorative emoji; null when the platform gives none. */
+            title: string | null;
+        };
         NotReady: {
             mode?: components["schemas"]["Mode"];
             /**
@@ -283,6 +451,20 @@ export type components = {
             /** @description The monthly amount before the change, in cents; null for `joined`. */
             previousAmountCents: number | null;
         };
+        SupporterNotification: {
+            data: {
+                previous?: components["schemas"]["NotificationPrevious"];
+                supporter: components["schemas"]["NotificationSupporter"];
+            };
+            /**
+             * Format: date-time
+             * @description When the change was recorded.
+             */
+            timestamp: string;
+            type: components["schemas"]["SupporterNotificationKind"];
+        };
+        /** @enum {string} */
+        SupporterNotificationKind: "supporter.joined" | "supporter.left" | "supporter.upgraded" | "supporter.downgraded" | "supporter.tier_changed";
         /**
          * @default since
          * @enum {string}
@@ -388,12 +570,41 @@ export type components = {
                 "application/problem+json": components["schemas"]["UpstreamProblem"];
             };
         };
+        /** @description The receiver has the event; any 2xx ends its delivery to this destination. */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Any other status is a failed attempt, retried with exponential backoff for up to 24 hours
+         *     (`Retry-After` on 429 and 503 sets the next attempt); redirects are not followed.
+         */
+        WebhookRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description An ETag from an earlier answer; while the body is unchanged the answer is a bodiless 304. */
         IfNoneMatch: string;
         /** @description `since`: oldest supporter first (ties by id). `amount`: highest amount first, ties oldest first. */
         Sort: components["schemas"]["SupporterSort"];
+        /**
+         * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+         *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+         */
+        WebhookId: string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+         *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+         */
+        WebhookSignature: string;
+        /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: {
@@ -662,6 +873,186 @@ export interface operations {
             304: components["responses"]["NotModified"];
             503: components["responses"]["UpstreamUnavailable"];
             default: components["responses"]["Problem"];
+        };
+    };
+    onGoalReached: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterDowngraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterJoined: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterLeft: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterTierChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterUpgraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
         };
     };
 }
