@@ -1,11 +1,13 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { dbPreset } from './scripts/codegen-db.js';
 import { openApiPreset } from './scripts/codegen-openapi.js';
 
 /**
  * Everything under generated/, for the graphql-codegen CLI: `npm run codegen` (graphql-codegen),
  * `npm run codegen:check` (graphql-codegen --check) and `npm run dev` (its watch mode) all read this.
  * The GraphQL projects use the codegen plugins; `openapi/*.yaml` go through openapi-typescript in a
- * preset of ours (scripts/codegen-openapi.ts).
+ * preset of ours (scripts/codegen-openapi.ts), and `db/migrations/*.sql` through kysely-codegen in another
+ * (scripts/codegen-db.ts).
  */
 const out = 'generated';
 
@@ -98,6 +100,14 @@ const config: CodegenConfig = {
       preset: openApiPreset,
       presetConfig: { contractsDir: 'openapi' },
       watchPattern: 'openapi/*.yaml',
+      plugins: [],
+    },
+    [`${out}/db/`]: {
+      // As above: the migrations are this preset's input.
+      schema: 'schema/*.graphql',
+      preset: dbPreset,
+      presetConfig: { migrationsDir: 'db/migrations' },
+      watchPattern: 'db/migrations/*.sql',
       plugins: [],
     },
   },

@@ -27,7 +27,7 @@ import config from '../codegen.js';
 /** A dot file: not matched by `generated/**`, so the fingerprint does not hash itself. */
 const FINGERPRINT_FILE = 'generated/.codegen-fingerprint.json';
 /** Besides the inputs of the outputs: what decides how they are generated. */
-const GENERATOR_FILES = ['codegen.ts', 'scripts/codegen-openapi.ts', 'package-lock.json'];
+const GENERATOR_FILES = ['codegen.ts', 'scripts/codegen-openapi.ts', 'scripts/codegen-db.ts', 'src/db/migrate.ts', 'package-lock.json'];
 
 export type CodegenOutput = Exclude<CodegenConfig['generates'][string], unknown[]>;
 

@@ -18,7 +18,8 @@ import { GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graphql
 import { DestinationsError, parseNotificationsConfig, type NotificationsConfig } from './notifications/destinations.js';
 import { EnvFileSyntaxError, parseEnvFile } from './lib/env-file.js';
 import { findJsonSyntaxIssue } from './lib/json-syntax.js';
-import { sandboxWithoutCredentials } from './lib/node-env.js';
+import { isDevelopment, sandboxWithoutCredentials } from './lib/node-env.js';
+import { goalsFileSchema, type Goal } from './history/goals.js';
 import {
   boolean,
   type Environment,
@@ -91,6 +92,12 @@ export interface ChannelConfig {
   redis?: RedisSettings;
   /** COMPRESSION: answers compressed as Accept-Encoding asks (br, gzip, zstd where node has it). Default true. */
   compression?: boolean;
+  /** DATABASE_URL: the PostgreSQL server of the history. Unset: the embedded database under `dataDir`. */
+  databaseUrl?: string;
+  /** The goals file's goals (GOALS_FILE); default none. */
+  goals?: readonly Goal[];
+  /** DASHBOARD: serve /dashboard; default only in development. */
+  dashboard?: boolean;
   /** NOTIFICATIONS_CONFIG: where events are sent (webhooks, Discord). Unset: none. */
   notifications?: NotificationsConfig;
   /** NOTIFICATIONS_ALLOW_LOOPBACK: notifications may go to loopback addresses (development, tests). Default false. */
@@ -204,6 +211,19 @@ export const CHANNEL_SETTINGS = {
     description: 'Shared state for several replicas (token, snapshots, caches, events); unset: files under DATA_DIR, one process.',
   }),
   redisPrefix: text({ name: 'REDIS_PREFIX', default: DEFAULT_REDIS_PREFIX, expected: 'a key prefix', description: 'Prefix of every Redis key and channel (several deployments can share one Redis).' }),
+  databaseUrl: urlOf({
+    name: 'DATABASE_URL',
+    protocols: ['postgres', 'postgresql'],
+    expected: 'a postgres:// or postgresql:// URL',
+    secret: true,
+    description: 'PostgreSQL server of the history (replicas share it); unset: the embedded database (PGlite) under DATA_DIR.',
+  }),
+  goalsFile: text({ name: 'GOALS_FILE', expected: 'the path of the goals file', description: 'Goals (members or monthly amount, of a platform or both) whose progress the graph serves; unset: none.' }),
+  dashboard: boolean({
+    name: 'DASHBOARD',
+    default: { documented: '`true` with `NODE_ENV=development`', from: (variables) => isDevelopment(variables.NODE_ENV) },
+    description: 'Serve /dashboard: the history charted, the goals and the latest changes.',
+  }),
   notificationsConfig: text({
     name: 'NOTIFICATIONS_CONFIG',
     default: 'notifications.json',
@@ -221,7 +241,7 @@ type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
 /** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
 const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
-const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_', 'NOTIFICATIONS_'] as const;
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_', 'DATABASE_', 'GOALS_', 'NOTIFICATIONS_'] as const;
 /** Conventional variables of other programs that share a prefix with ours. */
 const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
@@ -278,6 +298,24 @@ export function loadMembersConfig(path: string): MembersConfig {
   if (!parsed.success) {
     const { path: field, message } = firstIssue(parsed.error);
     throw new ConfigError(path, field || '(root)', `expected ${message}`);
+  }
+  return parsed.data;
+}
+
+/** The goals file: read, parsed and validated (ids unique, a measure, a platform or all, a positive target). */
+export function loadGoals(path: string, shownAs: string): Goal[] {
+  const text = readConfigFile(path, false, 'not found (expected the goals: { "goals": [{ "id", "title", "measure", "platform", "target" }] })') as string;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const issue = findJsonSyntaxIssue(text) ?? { line: 1, column: 1, expected: 'JSON' };
+    throw new ConfigError(shownAs, `line ${issue.line}, column ${issue.column}`, `expected ${issue.expected} (the file is not valid JSON)`);
+  }
+  const parsed = goalsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const { path: field, message } = firstIssue(parsed.error);
+    throw new ConfigError(shownAs, field || '(root)', `expected ${message}`);
   }
   return parsed.data;
 }
@@ -478,6 +516,9 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     events: { logSize: settings.eventsLogSize, maxStreams: settings.eventsMaxStreams },
     ...(settings.redisUrl === undefined ? {} : { redis: { url: settings.redisUrl, prefix: settings.redisPrefix } }),
     compression: settings.compression,
+    ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
+    ...(settings.goalsFile === undefined ? {} : { goals: loadGoals(resolve(cwd, settings.goalsFile), settings.goalsFile) }),
+    dashboard: settings.dashboard,
     ...optionalNotifications(settings, variables, cwd),
   };
 }
