@@ -36,6 +36,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
+import { createChannelHistory, type ChannelHistory } from './history/history-service.js';
+import type { ChannelGraphStore } from './graphql/context.js';
 
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
@@ -50,6 +52,8 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
+  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads. */
+  history: ChannelHistory;
   /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
   events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
@@ -190,9 +194,22 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   store.onChange((source, _written, change) => {
     if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
   });
-  const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs);
+  const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs, () => {
+    const health = history.health();
+    return health.state === 'open' ? [] : [`history: the database is ${health.state}${health.lastError === null ? '' : ` (${health.lastError})`}; the current data is served`];
+  });
   await store.start();
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
+  // The database opens now, beside the first refresh (already under way): the service answers from
+  // its snapshots meanwhile. Sandbox data keeps its history apart, under DATA_DIR/sandbox.
+  const history = createChannelHistory({
+    store,
+    events,
+    databaseUrl: config.databaseUrl,
+    dataDir: join(dataDir, 'database'),
+    goals: config.goals,
+    logger: logger.child({ component: 'history' }),
+  });
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   const { observation } = parts;
@@ -205,12 +222,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
-    store, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
+    store, history, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
   });
   const graph = createChannelGraphHandler(
     {
-      store,
+      store: historyAwareStore(store, history),
       events,
+      history,
       settings: config.graph,
       reloadableSchema: config.graph.development,
       compression,
@@ -272,6 +290,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
+    await history.close();
     await shared.close();
     throw error;
   }
@@ -280,6 +299,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   return {
     url: listening.url,
     store,
+    history,
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
@@ -308,12 +328,33 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
           },
         ],
         ['the snapshot writes', () => store.close()],
+        // After the snapshot writes: the last of them is recorded (or rolled back) before the database closes.
+        ['the history', () => history.close()],
         ['the upstream connections', () => keeper.client.close()],
         // After the keeper's drain and the snapshot writes: both may still write to Redis.
         ['the Redis connections', () => shared.close()],
         ['the sandbox', async () => sandbox?.close()],
       ]);
       return closing;
+    },
+  };
+}
+
+/**
+ * The store as the graph sees it: a recording committed counts as a change too, so that what the
+ * graph keeps per snapshot (the response cache) is dropped once the history has more to say.
+ */
+function historyAwareStore(store: SnapshotStore, history: ChannelHistory): ChannelGraphStore {
+  return {
+    read: (source) => store.read(source),
+    current: (source) => store.current(source),
+    onChange(listener) {
+      const fromStore = store.onChange(listener);
+      const fromHistory = history.recorder.onRecorded((recorded) => listener(recorded.source, undefined, { content: false, staleness: false }));
+      return () => {
+        fromStore();
+        fromHistory();
+      };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { StatsSnapshot, Supporter, SupportersSnapshot } from './models.js';
+import type { Platform, StatsSnapshot, Supporter, SupportersSnapshot } from './models.js';
 import type { SnapshotStore, SnapshotWrite, SourceName } from './snapshot-store.js';
 
 /**
@@ -34,7 +34,17 @@ export interface StatsChangeEvent {
   at: string;
 }
 
-export type ChannelEvent = SupporterChangeEvent | StatsChangeEvent;
+/** A goal of the goals file was reached (announced once; see src/history/goals.ts). */
+export interface GoalReachedEvent {
+  type: 'goal.reached';
+  id: string;
+  goal: { id: string; title: string; measure: 'members' | 'monthlyCents'; platform: Platform | null; target: number };
+  /** The figure that reached the target. */
+  value: number;
+  at: string;
+}
+
+export type ChannelEvent = SupporterChangeEvent | StatsChangeEvent | GoalReachedEvent;
 
 /** A difference before it is given an id and a time. */
 export type SupporterDifference = Pick<SupporterChangeEvent, 'change' | 'supporter' | 'previousAmountCents'>;
@@ -68,7 +78,7 @@ export function statsChanged(previous: StatsSnapshot, next: StatsSnapshot): bool
 }
 
 /** An event before the journal gives it its id. */
-export type UnnumberedEvent = Omit<SupporterChangeEvent, 'id'> | Omit<StatsChangeEvent, 'id'>;
+export type UnnumberedEvent = Omit<SupporterChangeEvent, 'id'> | Omit<StatsChangeEvent, 'id'> | Omit<GoalReachedEvent, 'id'>;
 
 /**
  * Where events get their ids and from where they are delivered. Ids are decimal integers, each one
@@ -204,6 +214,11 @@ export class ChannelEventLog {
     const events: ChannelEvent[] = [];
     for (let next = id + 1; next <= this.#lastId; next += 1) events.push(this.#entries[next % this.#maxEntries] as ChannelEvent);
     return events;
+  }
+
+  /** Appends events that do not come from a snapshot change (a goal reached), to every process sharing the journal. */
+  announce(events: readonly UnnumberedEvent[]): void {
+    if (events.length > 0 && this.#unsubscribe !== undefined) this.#journal.append(events);
   }
 
   /** Stops observing the store, tells every subscriber (`onClose`) and drops them. */

@@ -26,6 +26,7 @@ import { createResponseCache } from './response-cache.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
+import type { ChannelHistory } from '../history/history-service.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
 import { createGraphServer, type ReloadSchema } from './server.js';
 import { CODEGEN_PERSISTED_DOCUMENTS, useTrustedDocuments, type PersistedDocuments } from './trusted-documents.js';
@@ -67,6 +68,8 @@ export interface ChannelGraphOptions {
    * (the app passes the one GET /events also streams, so both give the same ids).
    */
   events?: ChannelEvents;
+  /** The channel over time (history, changes, goals); without it those fields answer unavailable. */
+  history?: ChannelHistory;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
   /**
@@ -212,7 +215,7 @@ function createChannelGraphWith<Front>(
   let reloadSchema: ReloadSchema | undefined;
   const graph = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
-    resolvers: createChannelResolvers(indexes, events),
+    resolvers: createChannelResolvers(indexes, events, options.history),
     plugins,
     frontPlugin: (paths) => {
       const made = frontOf(paths);

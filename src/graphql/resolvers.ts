@@ -1,6 +1,5 @@
 import { GraphQLScalarType, type GraphQLResolveInfo } from 'graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
-import { Repeater } from 'graphql-yoga';
 import type {
   Platform as GraphPlatform,
   Resolvers,
@@ -9,8 +8,13 @@ import type {
 } from '../../generated/channel/resolvers-types.js';
 import type { ChannelStatsView, Platform, Supporter } from '../channel/models.js';
 import type { SupporterOrder } from '../channel/order.js';
-import type { ChannelEvent, ChannelEventLog, SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
+import type { SupporterChange, SupporterChangeEvent } from '../channel/supporter-events.js';
+import { eventsOf, type ChannelEvents } from './event-iterator.js';
+
+export type { ChannelEvents } from './event-iterator.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
+import type { ChannelHistory } from '../history/history-service.js';
+import { createHistoryResolvers } from './history-resolvers.js';
 import { property } from './property-resolvers.js';
 import { toUpstreamUnavailable } from './upstream-error.js';
 
@@ -19,38 +23,6 @@ const GRAPH_PLATFORM_OF: Record<Platform, GraphPlatform> = { membership: 'MEMBER
 const ORDER_OF: Record<GraphSupporterOrder, SupporterOrder> = { SINCE: 'since', AMOUNT: 'amount' };
 const CHANGE_OF: Record<GraphSupporterChange, SupporterChange> = { JOINED: 'joined', LEFT: 'left', UPDATED: 'updated' };
 const GRAPH_CHANGE_OF: Record<SupporterChange, GraphSupporterChange> = { joined: 'JOINED', left: 'LEFT', updated: 'UPDATED' };
-
-/** What the subscriptions need of the event log. */
-export type ChannelEvents = Pick<ChannelEventLog, 'subscribe'>;
-
-/**
- * The events `select` keeps, as an async iterator (graphql-js's source stream of a subscription).
- * Returning it (the client went away) unsubscribes from the log; the log closing (shutdown) ends it. A subscriber
- * that falls more than 1,024 events behind overflows the repeater's queue and is ended rather than
- * buffered without bound.
- */
-function eventsOf<T>(events: ChannelEvents, select: (event: ChannelEvent) => T | undefined): AsyncIterable<T> {
-  return new Repeater<T>(async (push, stop) => {
-    const unsubscribe = events.subscribe(
-      (event) => {
-        const selected = select(event);
-        if (selected === undefined) return;
-        try {
-          push(selected).catch(stop);
-        } catch (error) {
-          stop(error);
-        }
-      },
-      // The log closed (shutdown): the subscription completes.
-      () => stop(),
-    );
-    try {
-      await stop;
-    } finally {
-      unsubscribe();
-    }
-  });
-}
 
 const ALL_PLATFORMS: readonly Platform[] = ['membership', 'video'];
 
@@ -147,10 +119,13 @@ const supporterFields = {
  * and ChannelMember onto the domain `Supporter`, Tier onto `Tier`, ChannelStats onto
  * `ChannelStatsView`). They read the snapshot store through the per-request context: no HTTP hop.
  */
-export function createChannelResolvers(indexes: SnapshotIndexes, events: ChannelEvents): Resolvers {
+export function createChannelResolvers(indexes: SnapshotIndexes, events: ChannelEvents, history?: ChannelHistory): Resolvers {
+  const { Query: historyQuery, Subscription: historySubscription, ...historyTypes } = createHistoryResolvers(history, indexes, events);
   return {
     DateTime,
+    ...historyTypes,
     Query: {
+      ...historyQuery,
       // Each answers at once from the snapshots in memory, and reads (and waits) only when one is missing.
       supporters: (_root, { platform, orderBy }, ctx, info) =>
         answerWith(ctx, platformsOf(platform), info, readAvailable, (available) => indexes.ordered(available, ORDER_OF[orderBy])),
@@ -169,6 +144,7 @@ export function createChannelResolvers(indexes: SnapshotIndexes, events: Channel
       },
     },
     Subscription: {
+      ...historySubscription,
       supporterChanged: {
         subscribe: (_root, { platform, changes }) => {
           const platforms = platformsOf(platform);

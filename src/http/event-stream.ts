@@ -33,10 +33,11 @@ const RETRY_AFTER_SECONDS = 5;
 
 type SupporterEventBody = components['schemas']['SupporterEvent'];
 type ResetEventBody = components['schemas']['ResetEvent'];
+type GoalReachedEventBody = components['schemas']['GoalReachedEvent'];
 
 const PLATFORMS: readonly Platform[] = ['membership', 'video'];
 const CHANGES: readonly SupporterChange[] = ['joined', 'left', 'updated'];
-const TYPES: ReadonlyArray<ChannelEvent['type']> = ['supporter', 'stats'];
+const TYPES: ReadonlyArray<ChannelEvent['type']> = ['supporter', 'stats', 'goal.reached'];
 
 /** A query parameter that is invalid: 400. */
 export class EventStreamQueryError extends Error {
@@ -70,7 +71,7 @@ function readSelection(query: URLSearchParams): Selection {
 
 function selects(selection: Selection, event: ChannelEvent): boolean {
   if (!selection.types.has(event.type)) return false;
-  return event.type === 'stats' || (selection.platforms.has(event.supporter.platform) && selection.changes.has(event.change));
+  return event.type !== 'supporter' || (selection.platforms.has(event.supporter.platform) && selection.changes.has(event.change));
 }
 
 /** The `data` of a supporter event: the supporter as the REST lists show it, plus the change. */
@@ -89,7 +90,8 @@ export function toSupporterEventBody(event: Extract<ChannelEvent, { type: 'suppo
 
 /** One event in the text/event-stream format; `data` is one line of JSON (JSON.stringify escapes newlines). */
 function formatFrame(event: ChannelEvent): string {
-  const data = event.type === 'supporter' ? toSupporterEventBody(event) : toStatsBody(event.stats, false);
+  const data: SupporterEventBody | GoalReachedEventBody | ReturnType<typeof toStatsBody> =
+    event.type === 'supporter' ? toSupporterEventBody(event) : event.type === 'stats' ? toStatsBody(event.stats, false) : { goal: event.goal, value: event.value, at: event.at };
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

@@ -15,6 +15,10 @@ import type { Compression } from '../lib/compression.js';
 import type { EventStreamHandler } from './event-stream.js';
 import { SerializedBodyCache, serialize } from './serialized-body.js';
 import { type RedisHealthEntry, toHealthBody, toStatsBody, toSupportersBody } from './representation.js';
+import { HistoryUnavailableError, type ChannelHistory } from '../history/history-service.js';
+import { pageOfSupporters, MAX_SUPPORTERS_PAGE } from '../channel/supporter-pages.js';
+import { orderSupporters } from '../channel/order.js';
+import { createHistoryRoutes, CursorError, HistoryQueryError, nextLink, QueryParameterError, readLimit, single } from './history-routes.js';
 
 /**
  * The REST side of the channel data API (`openapi/channel-api.yaml`) as a node:http request
@@ -36,6 +40,8 @@ export interface RestHandlerOptions {
   redisHealth?: () => RedisHealthEntry | undefined;
   /** How answers are compressed; default never. */
   compression?: Compression;
+  /** The channel over time (GET /history, /changes, /totals, /goals); without it those paths are not served. */
+  history?: ChannelHistory;
 }
 
 export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
@@ -100,11 +106,24 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   const supporters = (source: 'membership' | 'video'): Route['GET'] => (request, response, query) => {
     const order = readSortParameter(query);
+    const limit = readLimit(query, MAX_SUPPORTERS_PAGE);
+    const cursor = single(query, 'cursor');
+    if (limit === undefined && cursor !== undefined) throw new BadRequestError('query parameter "cursor" needs "limit" (the page size)');
+    // A page: the list from the cursor's key on (keyset: stable while supporters join and leave).
+    if (limit !== undefined) {
+      return answerFrom(source, ({ data, stale }) => {
+        const page = pageOfSupporters(orderSupporters(data.supporters, order), order, source, limit, cursor);
+        const body = toSupportersBody({ ...data, supporters: page.edges.map((edge) => edge.node) }, stale, order);
+        const link = page.pageInfo.hasNextPage && page.pageInfo.endCursor !== null ? nextLink(request, page.pageInfo.endCursor) : undefined;
+        serialize(body, { headers: link === undefined ? COMMON_HEADERS : { ...COMMON_HEADERS, 'access-control-expose-headers': 'Link', link }, effort: 'answer', compression }).send(request, response);
+      });
+    }
     return answerFrom(source, ({ data, stale }) => cache.get(data, `${order}:${stale}`, () => toSupportersBody(data, stale, order)).send(request, response));
   };
 
   const { eventStream } = options;
   const routes: Record<string, Route> = {
+    ...(options.history && createHistoryRoutes({ store, history: options.history, compression })),
     ...(eventStream && {
       '/events': {
         GET: (request, response, query) => {
@@ -162,10 +181,12 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       response.destroy();
       return;
     }
-    if (error instanceof BadRequestError || error instanceof BodyIncompleteError) {
+    if (error instanceof BadRequestError || error instanceof BodyIncompleteError || error instanceof QueryParameterError || error instanceof HistoryQueryError || error instanceof CursorError) {
       sendProblem(response, problem(400, error.message, pathname), COMMON_HEADERS);
     } else if (error instanceof BodyTooLargeError) {
       sendProblem(response, problem(413, error.message, pathname), { ...COMMON_HEADERS, connection: 'close' });
+    } else if (error instanceof HistoryUnavailableError) {
+      sendProblem(response, problem(503, error.message, pathname), { ...COMMON_HEADERS, 'retry-after': String(error.retryAfterSeconds) });
     } else if (error instanceof UpstreamUnavailableError) {
       // RFC 9110 §10.2.3: Retry-After in seconds.
       sendProblem(

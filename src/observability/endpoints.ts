@@ -50,7 +50,7 @@ export function createOperationsEndpoints(options: OperationsEndpointsOptions): 
     }
     if (pathname === '/readyz') {
       const state = readiness.check();
-      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready', mode } : { status: 'not ready', mode, reason: state.reason };
+      const body: components['schemas']['Ready'] | components['schemas']['NotReady'] = state.ready ? { status: 'ready', mode, ...(state.degraded.length > 0 && { degraded: state.degraded }) } : { status: 'not ready', mode, reason: state.reason };
       sendJson(response, state.ready ? 200 : 503, body);
       return true;
     }

@@ -53,7 +53,7 @@ type StreamEntries = Array<[id: string, fields: string[]]>;
 function isChannelEvent(value: unknown): value is ChannelEvent {
   if (typeof value !== 'object' || value === null) return false;
   const { type, at } = value as Record<string, unknown>;
-  return (type === 'supporter' || type === 'stats') && typeof at === 'string';
+  return (type === 'supporter' || type === 'stats' || type === 'goal.reached') && typeof at === 'string';
 }
 
 /** The entries as events (id from the entry id); an unreadable entry is skipped with a warning. */
