@@ -70,6 +70,8 @@ export interface DeliveryWorkerOptions {
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+/** The longest a receiver's rate limit or Retry-After holds a destination (a larger one is a receiver's mistake). */
+export const MAX_HOLD_MS = 3_600_000;
 /** A lease outlasts its attempt by this much: the outcome's write still belongs to it. */
 export const LEASE_MARGIN_MS = 5_000;
 
@@ -189,7 +191,7 @@ export class DeliveryWorker {
         signal: this.#stop.signal,
         now: this.#now,
       });
-      if (outcome.holdDestinationMs !== undefined) lane.heldUntilMs = Math.max(lane.heldUntilMs, this.#now() + Math.min(outcome.holdDestinationMs, this.#options.config.delivery.maxRetryDelayMs));
+      if (outcome.holdDestinationMs !== undefined) lane.heldUntilMs = Math.max(lane.heldUntilMs, this.#now() + Math.min(outcome.holdDestinationMs, MAX_HOLD_MS));
       if (!outcome.delivered && this.#stop.signal.aborted) {
         await this.#options.store.release([delivery.id]);
         return;
