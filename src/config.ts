@@ -102,6 +102,8 @@ export interface ChannelConfig {
   notifications?: NotificationsConfig;
   /** NOTIFICATIONS_ALLOW_LOOPBACK: notifications may go to loopback addresses (development, tests). Default false. */
   notificationsAllowLoopback?: boolean;
+  /** NOTIFICATIONS_REPLAY_TOKEN: POST /notifications/replay needs it as a bearer token; unset: no replay over HTTP. */
+  notificationsReplayToken?: string;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -234,6 +236,11 @@ export const CHANNEL_SETTINGS = {
     name: 'NOTIFICATIONS_ALLOW_LOOPBACK',
     default: false,
     description: 'Notifications may go to loopback addresses, and over plain http to a loopback host (development and tests only).',
+  }),
+  notificationsReplayToken: text({
+    name: 'NOTIFICATIONS_REPLAY_TOKEN',
+    secret: true,
+    description: 'The operator\'s token for POST /notifications/replay (npm run notifications -- replay); unset: no replay over HTTP.',
   }),
 } as const;
 
@@ -523,8 +530,13 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
   };
 }
 
-function optionalNotifications(settings: ChannelSettingValues, variables: Variables, cwd: string): Pick<ChannelConfig, 'notifications' | 'notificationsAllowLoopback'> {
+function optionalNotifications(settings: ChannelSettingValues, variables: Variables, cwd: string): Pick<ChannelConfig, 'notifications' | 'notificationsAllowLoopback' | 'notificationsReplayToken'> {
   const allowLoopback = settings.notificationsAllowLoopback;
   const notifications = loadNotificationsConfig(resolve(cwd, settings.notificationsConfig), { required: variables.value('NOTIFICATIONS_CONFIG') !== undefined, allowLoopback });
-  return { ...(notifications === undefined ? {} : { notifications }), notificationsAllowLoopback: allowLoopback };
+  const replayToken = settings.notificationsReplayToken;
+  return {
+    ...(notifications === undefined ? {} : { notifications }),
+    notificationsAllowLoopback: allowLoopback,
+    ...(replayToken === undefined || replayToken === '' ? {} : { notificationsReplayToken: replayToken }),
+  };
 }

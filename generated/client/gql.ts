@@ -14,6 +14,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "query NotificationDeliveries($destination: String, $state: NotificationDeliveryState, $first: Int = 20, $after: String) {\n  notificationDeliveries(\n    destination: $destination\n    state: $state\n    first: $first\n    after: $after\n  ) {\n    edges {\n      cursor\n      node {\n        eventId\n        kind\n        destination\n        state\n        attempts\n        recordedAt\n        lastAttemptAt\n        lastStatus\n        lastError\n        nextAttemptAt\n        deliveredAt\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.NotificationDeliveriesDocument,
     "subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": typeof types.StatsChangedDocument,
     "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": typeof types.ChannelStatisticsDocument,
     "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": typeof types.PatronByIdDocument,
@@ -24,6 +25,7 @@ type Documents = {
     "query TopSupporter($platform: Platform) {\n  topSupporter(platform: $platform) {\n    ...SupporterFields\n  }\n}": typeof types.TopSupporterDocument,
 };
 const documents: Documents = {
+    "query NotificationDeliveries($destination: String, $state: NotificationDeliveryState, $first: Int = 20, $after: String) {\n  notificationDeliveries(\n    destination: $destination\n    state: $state\n    first: $first\n    after: $after\n  ) {\n    edges {\n      cursor\n      node {\n        eventId\n        kind\n        destination\n        state\n        attempts\n        recordedAt\n        lastAttemptAt\n        lastStatus\n        lastError\n        nextAttemptAt\n        deliveredAt\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.NotificationDeliveriesDocument,
     "subscription StatsChanged {\n  statsChanged {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": types.StatsChangedDocument,
     "query ChannelStatistics {\n  stats {\n    subscribers\n    fetchedAt\n    stale\n  }\n}": types.ChannelStatisticsDocument,
     "query PatronById($id: String!) {\n  patron(id: $id) {\n    ...SupporterFields\n  }\n}\n\nquery MemberById($id: String!) {\n  member(id: $id) {\n    ...SupporterFields\n  }\n}": types.PatronByIdDocument,
@@ -48,6 +50,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query NotificationDeliveries($destination: String, $state: NotificationDeliveryState, $first: Int = 20, $after: String) {\n  notificationDeliveries(\n    destination: $destination\n    state: $state\n    first: $first\n    after: $after\n  ) {\n    edges {\n      cursor\n      node {\n        eventId\n        kind\n        destination\n        state\n        attempts\n        recordedAt\n        lastAttemptAt\n        lastStatus\n        lastError\n        nextAttemptAt\n        deliveredAt\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query NotificationDeliveries($destination: String, $state: NotificationDeliveryState, $first: Int = 20, $after: String) {\n  notificationDeliveries(\n    destination: $destination\n    state: $state\n    first: $first\n    after: $after\n  ) {\n    edges {\n      cursor\n      node {\n        eventId\n        kind\n        destination\n        state\n        attempts\n        recordedAt\n        lastAttemptAt\n        lastStatus\n        lastError\n        nextAttemptAt\n        deliveredAt\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

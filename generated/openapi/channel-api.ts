@@ -184,6 +184,52 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/notifications/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest notification deliveries first, a page at a time (docs/notifications.md).
+         * @description One entry per event and destination of notifications.json: its state (`pending`, `delivered`,
+         *     `dead`), its attempts and what the last one got. No body and no URL: the view shows where
+         *     each delivery stands, not what it carried. Delivered entries are kept 7 days, dead letters 30.
+         *     The `Link` header's `rel="next"` is the next (older) page.
+         */
+        get: operations["getNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends dead letters again (what `npm run notifications -- replay` asks).
+         * @description Puts the dead letters — of one destination, one event, or all — back to pending with a new
+         *     retry window; the running service sends them at once, each under its own event id (a receiver
+         *     that already has one drops it). Needs `Authorization: Bearer <NOTIFICATIONS_REPLAY_TOKEN>`;
+         *     without that setting no replay is accepted over HTTP.
+         */
+        post: operations["replayNotificationDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -474,6 +520,43 @@ export type components = {
          * @enum {string}
          */
         Mode: "live" | "sandbox";
+        NotificationDeliveriesResponse: {
+            deliveries: components["schemas"]["NotificationDelivery"][];
+            /** @description The cursor of the next (older) page; null on the last page. */
+            next_cursor: string | null;
+        };
+        NotificationDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @description The destination's `name` in notifications.json. */
+            destination: string;
+            /** @description The event's id, the `webhook-id` its receiver sees (the same on every retry and replay). */
+            event_id: string;
+            kind: components["schemas"]["NotificationKind"];
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** @description What went wrong at the last attempt; never the URL, the secret or the answer's body. */
+            last_error: string | null;
+            /** @description The status of the last attempt's answer; null when there was none (refused, unreachable, past its deadline). */
+            last_status: number | null;
+            /**
+             * Format: date-time
+             * @description When it is tried next (pending only).
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the change the event records was recorded.
+             */
+            recorded_at: string;
+            state: components["schemas"]["NotificationDeliveryState"];
+        };
+        /**
+         * @description `pending`: to be sent or retried; `delivered`: a receiver answered 2xx; `dead`: every retry failed (a dead letter, until replayed).
+         * @enum {string}
+         */
+        NotificationDeliveryState: "pending" | "delivered" | "dead";
         NotificationGoal: {
             /** @description Where the count stood when the goal was reached (same unit and rule as `target`). */
             current?: number;
@@ -503,6 +586,17 @@ export type components = {
         NotificationPrevious: {
             amountCents?: number;
             tier?: components["schemas"]["NotificationTier"] | null;
+        };
+        /** @description Which dead letters to send again; all of them when empty. */
+        NotificationReplayRequest: {
+            /** @description Only this destination's. */
+            destination?: string;
+            /** @description Only this event's. */
+            event?: string;
+        };
+        NotificationReplayResponse: {
+            /** @description The dead letters now pending again. */
+            replayed: number;
         };
         /**
          * @description The supporter as the platform gives it. Each property is present only when the destination
@@ -1086,6 +1180,78 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getNotificationDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page (or follow the Link header). */
+                cursor?: string;
+                /** @description Only this destination's deliveries (its `name`). */
+                destination?: string;
+                /** @description Deliveries per page, 1-100; default 20. */
+                limit?: number;
+                /** @description Only deliveries in this state. */
+                state?: components["schemas"]["NotificationDeliveryState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["HistoryUnavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    replayNotificationDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description How many dead letters are pending again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReplayResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The request does not carry the replay token as a bearer token, or NOTIFICATIONS_REPLAY_TOKEN is not set. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="notifications"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["HistoryUnavailable"];
             default: components["responses"]["Problem"];
         };
     };

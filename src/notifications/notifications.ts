@@ -10,7 +10,8 @@ import type { RecordedSnapshot } from '../history/recorder.js';
 import type { SupporterChangeRecord } from '../history/snapshot-diff.js';
 import type { NotificationsConfig } from './destinations.js';
 import type { NotificationInput, NotificationTier } from './events.js';
-import { NotificationOutbox, type DeliveryQuery, type DeliveryView } from './outbox.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { MAX_DELIVERIES_PAGE, NotificationOutbox, type DeliveryState, type DeliveryView } from './outbox.js';
 import { createSafeAgent, type Resolver } from './safe-agent.js';
 import { DeliveryWorker, type DeliveryObserver } from './worker.js';
 
@@ -35,6 +36,11 @@ export function goalReachedInput({ goal, value, at }: GoalReached): Notification
   };
 }
 
+/** The list a deliveries cursor belongs to. */
+const DELIVERIES_LIST = 'notification-deliveries';
+
+export { MAX_DELIVERIES_PAGE };
+
 /** How often delivered and dead deliveries past their retention are removed. */
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -54,11 +60,28 @@ export interface NotificationsOptions {
   now?: () => number;
 }
 
+/** A page of the deliveries view, newest first, as a Relay connection. */
+export interface DeliveriesPage {
+  edges: Array<{ node: DeliveryView; cursor: string }>;
+  pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
+}
+
+export interface DeliveriesQuery {
+  destination?: string | undefined;
+  state?: DeliveryState | undefined;
+  /** 1 to MAX_DELIVERIES_PAGE (checked by the caller, which says how). */
+  first: number;
+  /** The endCursor of the previous page; CursorError when it is not one of this list's. */
+  after?: string | undefined;
+}
+
 export interface Notifications {
   readonly outbox: NotificationOutbox;
   readonly worker: DeliveryWorker;
   /** The newest deliveries (the REST and GraphQL views); HistoryUnavailableError while the database is not open. */
-  deliveries(query: DeliveryQuery): Promise<DeliveryView[]>;
+  deliveries(query: DeliveriesQuery): Promise<DeliveriesPage>;
+  /** Dead letters back to pending (the operator's replay), sent at once; resolves with how many. */
+  replayDead(filter: { destination?: string | undefined; eventId?: string | undefined }): Promise<number>;
   /**
    * Drains: sends what is due until nothing is or `deadlineMs` has passed, then stops (what is left is
    * sent after the next start). Call after the recorder has stopped and before the database closes.
@@ -95,6 +118,16 @@ export function createNotifications(options: NotificationsOptions): Notification
     await outbox.enqueue(tx, inputs);
   });
   const stopWaking = history.recorder.onRecorded(() => worker.wake());
+  /** As the history's own reads: a failure of the database marks it unreachable and becomes HistoryUnavailableError (503). */
+  const onDatabase = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await run();
+      history.database.succeeded();
+      return result;
+    } catch (error) {
+      throw history.database.failed(error);
+    }
+  };
   let pruneTimer: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
   const prune = (): void => {
@@ -118,15 +151,22 @@ export function createNotifications(options: NotificationsOptions): Notification
     outbox,
     worker,
     async deliveries(query) {
-      // As the history's own reads: a failure of the database marks it unreachable and answers 503.
-      const { database } = history;
-      try {
-        const views = await outbox.recent(query);
-        database.succeeded();
-        return views;
-      } catch (error) {
-        throw database.failed(error);
+      const before = query.after === undefined ? undefined : (decodeCursor(DELIVERIES_LIST, query.after, ['number'])[0] as number);
+      // One more than asked: whether there is a next page.
+      const rows = await onDatabase(() => outbox.recent({ destination: query.destination, state: query.state, limit: query.first + 1, before }));
+      const edges = rows.slice(0, query.first).map((node) => ({ node, cursor: encodeCursor(DELIVERIES_LIST, [node.id]) }));
+      return {
+        edges,
+        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, hasNextPage: rows.length > query.first, hasPreviousPage: query.after !== undefined },
+      };
+    },
+    async replayDead(filter) {
+      const replayed = await onDatabase(() => outbox.replayDead(filter));
+      if (replayed > 0) {
+        logger.info(`notifications: ${replayed} dead letters replayed${filter.destination === undefined ? '' : ` (destination ${filter.destination})`}${filter.eventId === undefined ? '' : ` (event ${filter.eventId})`}`);
+        worker.wake();
       }
+      return replayed;
     },
     close(deadlineMs) {
       closing ??= (async () => {

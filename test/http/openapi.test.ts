@@ -6,6 +6,7 @@ import { createOperationsEndpoints } from '../../src/observability/endpoints.js'
 import { createMetrics } from '../../src/observability/metrics.js';
 import { createReadinessProbe } from '../../src/observability/readiness.js';
 import { signWebhookBody, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { eventually } from '../support/eventually.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testConfig, validator } from './harness.js';
 
 /**
@@ -17,13 +18,14 @@ import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testC
 let sandbox: RunningSandbox;
 let app: ChannelApp;
 let dataDir: Awaited<ReturnType<typeof makeDataDir>>;
+const REPLAY_TOKEN = 'replay-token-Zk2';
 
 beforeAll(async () => {
   sandbox = await startSandbox();
   dataDir = await makeDataDir();
   // Upstream down before the first read: the 503 answers come first.
   await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
-  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 } }), { logger: silentLogger });
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, notificationsReplayToken: REPLAY_TOKEN }), { logger: silentLogger });
 });
 afterAll(async () => {
   await app.close();
@@ -63,6 +65,11 @@ describe('openapi/channel-api.yaml', () => {
     const member = JSON.stringify({ data: { type: 'member', id: 'x', attributes: {} } });
     expect((await webhook('members:pledge:delete', member)).status).toBe(503);
     expect((await request(app.url, 'GET', '/healthz')).status).toBe(200);
+    // The database opens in the background (its first start takes seconds): the notifications' 503s come first.
+    const replay = (body?: string, token: string | null = REPLAY_TOKEN) =>
+      request(app.url, 'POST', '/notifications/replay', { headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) }, ...(body === undefined ? {} : { body }) });
+    expect((await request(app.url, 'GET', '/notifications/deliveries')).status).toBe(503);
+    expect((await replay('{}')).status).toBe(503);
 
     await sandboxControl(sandbox, 'DELETE', 'faults');
     for (const path of ['/membership/pledges', '/membership/pledges?sort=amount', '/video/members', '/video/members?sort=since', '/video/stats', '/healthz']) {
@@ -100,6 +107,16 @@ describe('openapi/channel-api.yaml', () => {
     stream.abort();
     expect((await request(app.url, 'GET', '/events?lastEventId=x')).status).toBe(400);
 
+    await eventually('the database to open', () => app.history.health().state === 'open', { timeoutMs: 30_000 });
+    expect((await request(app.url, 'GET', '/notifications/deliveries?state=dead&limit=5')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/notifications/deliveries?state=lost')).status).toBe(400);
+    expect((await replay()).status).toBe(200);
+    expect((await replay('{"destination":"crm","event":"evt_1"}')).status).toBe(200);
+    expect((await replay('{}', null)).status).toBe(401);
+    expect((await replay('{}', 'replay-token-wrong')).status).toBe(401);
+    expect((await replay('{"everything":true}')).status).toBe(400);
+    expect((await replay(JSON.stringify({ destination: 'x'.repeat(8 * 1024) }))).status).toBe(413);
+
     expect((await request(app.url, 'GET', '/readyz')).status).toBe(200);
     expect((await request(app.url, 'GET', '/metrics')).status).toBe(200);
     // METRICS_TOKEN set: the same endpoints, behind the bearer token.
@@ -120,5 +137,5 @@ describe('openapi/channel-api.yaml', () => {
     for (const declared of validator.declaredResponses()) expect(seen, `never produced: ${declared}`).toContain(declared);
     expect(seen).toContain('GET / NotFound');
     expect(seen).toContain('POST /video/stats MethodNotAllowed');
-  });
+  }, 90_000);
 });
