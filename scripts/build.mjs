@@ -51,7 +51,7 @@ const DIST = 'dist';
 /** The record of the inputs, inside the output directory. */
 const RECORD = '.build-inputs.json';
 /** The service's modules: what `dist/src/main.js` and the example entries import. */
-const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'examples'];
+const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'generated/db', 'examples'];
 /**
  * The workspace packages the service imports, each with what its tsconfig.json compiles (its src/
  * and the codegen output it ships), laid out as tsc lays it out in the package's dist/ (paths from

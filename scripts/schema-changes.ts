@@ -205,6 +205,13 @@ export async function checkSchema(baseline: Baseline): Promise<SchemaReport> {
     if (released.schema) changes.push(...(await graphqlChanges(released.schema, edited.schema)));
   }
   changes.push(...(await contractChanges(baseline, problems)));
+  // The SQL contract: what the migrations added since the release does to the tables.
+  const { migrationChanges, releasedMigrations } = await import('./schema-migrations.js');
+  try {
+    changes.push(...(await migrationChanges(await releasedMigrations())));
+  } catch (error) {
+    problems.push({ file: 'db/migrations', line: 1, column: 1, message: error instanceof Error ? error.message : String(error) });
+  }
 
   const accepted = await readAcceptedChanges();
   const reasonOf = new Map(accepted.map((entry) => [entry.change, entry.reason]));

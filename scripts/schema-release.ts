@@ -74,6 +74,13 @@ const sources = await readSources(SCHEMA_PATTERNS);
 const sdl = sources.length === 1 ? (sources[0]?.body ?? '') : sources.map((source) => `# ${source.name}\n${source.body}`).join('\n');
 await writeFile(RELEASED_SCHEMA_PATH, RELEASED_HEADER + sdl);
 for (const contract of PUBLISHED_CONTRACTS) await copyFile(contract, releasedContractPath(contract));
+{
+  // The migrations as released: schema:check compares what is added after them (scripts/schema-migrations.ts).
+  const { readMigrations } = await import('./codegen-db.js');
+  const { MIGRATIONS_DIR, RELEASED_MIGRATIONS_PATH } = await import('./schema-migrations.js');
+  const released = readMigrations(MIGRATIONS_DIR).map(({ name, checksum }) => ({ name, checksum }));
+  await writeFile(RELEASED_MIGRATIONS_PATH, `${JSON.stringify(released, null, 2)}\n`);
+}
 const bump = releaseBump(report);
 let written = 'no contract change, so no changeset';
 if (bump !== undefined) {

@@ -18,6 +18,7 @@ import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphOption
 import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
 import { createGraphStreamLimit } from './graphql/streamed-responses.js';
 import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createDashboardHandler } from './http/dashboard.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
 import { createRestHandler } from './http/rest-handler.js';
@@ -53,10 +54,10 @@ export interface ChannelApp {
   /** Base URL the server listens on, e.g. http://127.0.0.1:4000. */
   url: string;
   store: SnapshotStore;
-  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads. */
-  history: ChannelHistory;
-  /** The notifications (notifications.json): their outbox, its worker and the deliveries view. */
-  notifications: Notifications;
+  /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads; undefined with `history: false`. */
+  history?: ChannelHistory;
+  /** The notifications (notifications.json): their outbox in the history's database, its worker and the deliveries view; undefined without history. */
+  notifications?: Notifications;
   /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
   events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
@@ -161,7 +162,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     mode,
     snapshots: () => store.health(),
     eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
-    ...(notificationDestinations.length > 0 && { notificationOutbox: { destinations: notificationDestinations, counts: () => notifications.outbox.counts() } }),
+    ...(notificationDestinations.length > 0 && { notificationOutbox: { destinations: notificationDestinations, counts: async () => notifications?.outbox.counts() ?? [] } }),
   });
   const observer = { logger: logger.child({ component: 'upstream' }), metrics, tracer };
   // The emulator is loaded only in sandbox mode: a live deployment does not carry its code.
@@ -206,6 +207,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     if (change.content || change.staleness) storeLogger.info({ source, ...store.health()[source] }, 'snapshot changed');
   });
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs, () => {
+    if (history === undefined) return [];
     const health = history.health();
     return health.state === 'open' ? [] : [`history: the database is ${health.state}${health.lastError === null ? '' : ` (${health.lastError})`}; the current data is served`];
   });
@@ -213,7 +215,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });
   // The database opens now, beside the first refresh (already under way): the service answers from
   // its snapshots meanwhile. Sandbox data keeps its history apart, under DATA_DIR/sandbox.
-  const history = createChannelHistory({
+  const history = config.history === false ? undefined : createChannelHistory({
     store,
     events,
     databaseUrl: config.databaseUrl,
@@ -222,7 +224,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     logger: logger.child({ component: 'history' }),
   });
   // Its outbox is filled in each recording's transaction; its worker starts once the database is open.
-  const notifications = createNotifications({
+  const notifications = history === undefined ? undefined : createNotifications({
     config: config.notifications,
     allowLoopback: config.notificationsAllowLoopback ?? false,
     history,
@@ -247,15 +249,15 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     onCompressed: (coding, effort) => (compressions[`${coding}:${effort}`] ??= metrics.compressions.labels({ coding, effort })).inc(),
   });
   const rest = createRestHandler({
-    store, history, mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
-    notifications: { notifications, replayToken: config.notificationsReplayToken },
+    store, ...(history === undefined ? {} : { history }), mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
+    ...(notifications === undefined ? {} : { notifications: { notifications, replayToken: config.notificationsReplayToken } }),
   });
   const graph = createChannelGraphHandler(
     {
-      store: historyAwareStore(store, history),
+      store: history === undefined ? store : historyAwareStore(store, history),
       events,
-      history,
-      notifications,
+      ...(history === undefined ? {} : { history }),
+      ...(notifications === undefined ? {} : { notifications }),
       settings: config.graph,
       reloadableSchema: config.graph.development,
       compression,
@@ -276,7 +278,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const graphListener = graphStreams.wrap((request, response) => graph.requestListener(request, response));
   const operations = createOperationsEndpoints({ mode, metrics, readiness, compression, ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }) });
   const overlay = createOverlayHandler({ compression });
-  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths]);
+  // Development by default; production only with DASHBOARD=true. It reads this service's own graph.
+  let selfUrl = '';
+  const dashboard = config.dashboard === true ? createDashboardHandler({ graphUrl: () => `${selfUrl}/graphql`, compression }) : undefined;
+  const knownPaths = new Set<string>([...rest.paths, ...OPERATIONS_PATHS, ...overlay.paths, ...(dashboard?.paths ?? [])]);
   const routeOf = (request: IncomingMessage): string => {
     if (isGraphRequest(request)) return '/graphql';
     const url = request.url ?? '/';
@@ -287,7 +292,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   };
   const handle: RequestListener = (request, response) => {
     if (isGraphRequest(request)) graphListener(request, response);
-    else if (!operations(request, response) && !overlay(request, response)) rest(request, response);
+    else if (!operations(request, response) && !overlay(request, response) && dashboard?.(request, response) !== true) rest(request, response);
   };
   const server = createServer(
     // The request-head limit lets a GET carry a document of the graph's maximum size.
@@ -317,19 +322,20 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
-    await history.recorder.close();
-    await notifications.close(0);
-    await history.close();
+    await history?.recorder.close();
+    await notifications?.close(0);
+    await history?.close();
     await shared.close();
     throw error;
   }
 
+  selfUrl = listening.url;
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,
     store,
-    history,
-    notifications,
+    ...(history === undefined ? {} : { history }),
+    ...(notifications === undefined ? {} : { notifications }),
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
@@ -360,10 +366,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
         ],
         ['the snapshot writes', () => store.close()],
         // After the snapshot writes: the last of them is recorded (or rolled back), and no event is added after.
-        ['the recording', () => history.recorder.close()],
+        ['the recording', async () => history?.recorder.close()],
         // What is due is sent until the drain's share of the shutdown timeout is spent; the rest after the next start.
-        ['the notifications', () => notifications.close(Math.max(0, closeStartedAt + shutdownTimeoutMs * NOTIFICATIONS_DRAIN_SHARE - Date.now()))],
-        ['the history', () => history.close()],
+        ['the notifications', async () => notifications?.close(Math.max(0, closeStartedAt + shutdownTimeoutMs * NOTIFICATIONS_DRAIN_SHARE - Date.now()))],
+        ['the history', async () => history?.close()],
         ['the upstream connections', () => keeper.client.close()],
         // After the keeper's drain and the snapshot writes: both may still write to Redis.
         ['the Redis connections', () => shared.close()],

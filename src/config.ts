@@ -98,6 +98,11 @@ export interface ChannelConfig {
   goals?: readonly Goal[];
   /** DASHBOARD: serve /dashboard; default only in development. */
   dashboard?: boolean;
+  /**
+   * false: no history (no database opened, the history's fields and paths unavailable). For an app
+   * embedded where only the current data matters (most tests, some benches); `npm start` keeps it on.
+   */
+  history?: boolean;
   /** NOTIFICATIONS_CONFIG: where events are sent (webhooks, Discord). Unset: none. */
   notifications?: NotificationsConfig;
   /** NOTIFICATIONS_ALLOW_LOOPBACK: notifications may go to loopback addresses (development, tests). Default false. */

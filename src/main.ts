@@ -109,6 +109,7 @@ logger.flush(() =>
       { name: 'GraphQL', url: `${started.url}/graphql` },
       { name: 'REST', url: `${started.url}/membership/pledges` },
       { name: 'overlay', url: `${started.url}/overlay` },
+      ...(config.dashboard === true ? [{ name: 'dashboard', url: `${started.url}/dashboard` }] : []),
       ...(started.sandbox === undefined ? [] : [{ name: 'sandbox', url: started.sandbox.url }]),
     ],
     reloadSchema: started.reloadSchema,

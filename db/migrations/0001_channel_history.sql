@@ -17,10 +17,12 @@ CREATE TABLE recorded_supporter (
   PRIMARY KEY (platform, supporter_id)
 );
 
--- The last snapshot recorded of each source (membership, video, stats): a snapshot is recorded once.
+-- The last snapshot recorded of each source (membership, video, stats): a snapshot is recorded once,
+-- and one fetched before it (a replica's, a stale file after a crash) is not recorded over it.
 CREATE TABLE recorded_snapshot (
   source snapshot_source PRIMARY KEY,
   snapshot_id text NOT NULL,
+  fetched_at timestamptz NOT NULL,
   observed_at timestamptz NOT NULL
 );
 

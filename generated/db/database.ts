@@ -58,6 +58,7 @@ export interface NotificationEvent {
 }
 
 export interface RecordedSnapshot {
+  fetched_at: Timestamp;
   observed_at: Timestamp;
   snapshot_id: string;
   source: SnapshotSource;

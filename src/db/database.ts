@@ -4,7 +4,9 @@
  * Queries go through kysely, typed by generated/db/database.ts (codegen from db/migrations/).
  * Migrations run when it opens (migrate.ts).
  */
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database as Tables } from '../../generated/db/database.js';
 import { MIGRATIONS } from '../../generated/db/migrations.js';
@@ -56,10 +58,42 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return database;
 }
 
+/**
+ * PGlite's first start in a directory runs initdb, seconds of WebAssembly that keep hundreds of
+ * megabytes resident afterwards. A worker thread does it: the service's event loop keeps answering
+ * meanwhile, and the memory goes with the worker.
+ */
+const CREATE_IN_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+import(workerData.module).then(async ({ PGlite }) => {
+  const pglite = await PGlite.create(workerData.dataDir, { postgresqlconf: workerData.settings });
+  await pglite.close();
+  parentPort.postMessage('created');
+}).catch((error) => parentPort.postMessage(error instanceof Error ? error.message : String(error)));`;
+
+async function createDataDir(dataDir: string): Promise<void> {
+  const { Worker } = await import('node:worker_threads');
+  const module = import.meta.resolve('@electric-sql/pglite');
+  const worker = new Worker(CREATE_IN_WORKER, { eval: true, workerData: { module, dataDir, settings: PGLITE_SETTINGS } });
+  try {
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the database creation ended with code ${code}`)));
+    });
+    if (answer !== 'created') throw new Error(`the database could not be created under ${dataDir}: ${String(answer)}`);
+  } finally {
+    await worker.terminate();
+  }
+}
+
 async function openPGlite(dataDir: string | undefined): Promise<Database> {
   // Loaded only here: a deployment with DATABASE_URL never loads the WebAssembly build.
   const { PGlite } = await import('@electric-sql/pglite');
-  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+  if (dataDir !== undefined) {
+    await mkdir(dataDir, { recursive: true });
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await createDataDir(dataDir);
+  }
   const pglite = await PGlite.create(dataDir, { postgresqlconf: PGLITE_SETTINGS });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
   return {
@@ -76,7 +110,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const { default: pg } = await import('pg');
   const timeoutMs = options.timeoutMs ?? 5_000;
   // int8 (counts, sums, identities) as numbers, as PGlite reads them: every value stays below 2^53.
-  const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
+  const parseText = (oid: number): ((value: string) => unknown) => (oid === INT8_OID ? Number : (pg.types.getTypeParser(oid, 'text') as (value: string) => unknown));
+  const types = { getTypeParser: parseText as typeof pg.types.getTypeParser };
   const pool = new pg.Pool({
     connectionString: url,
     max: options.maxConnections ?? 4,

@@ -41,7 +41,7 @@ export function createPGlitePool(pglite: PGlite): PostgresPool {
           released = true;
           release();
         },
-      } as PostgresPoolClient;
+      };
     },
     async end() {
       await free;

@@ -21,7 +21,8 @@ import type { GoalReachedEvent } from '../channel/supporter-events.js';
 import type { GoalMeasure } from '../history/goals.js';
 import { HistoryQueryError, HistoryUnavailableError, type ChannelHistory, type GoalView } from '../history/history-service.js';
 import type { HistoryInterval } from '../history/history-queries.js';
-import type { ChangeKind } from '../history/snapshot-diff.js';
+import { totalsOf, type ChangeKind } from '../history/snapshot-diff.js';
+import { toUpstreamUnavailable } from './upstream-error.js';
 import type { SnapshotIndexes } from './context.js';
 import { property } from './property-resolvers.js';
 import { eventsOf, type ChannelEvents } from './event-iterator.js';
@@ -74,14 +75,24 @@ export function createHistoryResolvers(history: ChannelHistory | undefined, inde
   const need = (): ChannelHistory => history ?? unavailable();
   return {
     Query: {
-      totals: (_root, { platform }, ctx, info) =>
-        Promise.all(platformsOf(platform).map((each) => ctx.platform(each).catch(() => undefined))).then(async () => {
-          const platforms = platformsOf(platform);
-          const stats = await ctx.stats().catch(() => undefined);
-          const totals = history?.totals(platforms);
-          if (totals === undefined) throw historyError(new HistoryUnavailableError('totals are unavailable: no data yet', 5), info);
-          return { ...totals, subscribers: stats?.subscribers ?? totals.subscribers };
-        }),
+      // From the snapshots this request reads, like `supporters`: no database needed.
+      totals: async (_root, { platform }, ctx, info) => {
+        const platforms = platformsOf(platform);
+        let read;
+        try {
+          read = await Promise.all(platforms.map((each) => ctx.platform(each)));
+        } catch (error) {
+          throw toUpstreamUnavailable(error, info);
+        }
+        const parts = read.map((index) => totalsOf(index.snapshot));
+        const stats = await ctx.stats().catch(() => undefined);
+        return {
+          members: parts.reduce((sum, part) => sum + part.members, 0),
+          monthlyCents: parts.reduce((sum, part) => sum + part.monthlyCents, 0),
+          platforms: parts,
+          subscribers: stats?.subscribers ?? null,
+        };
+      },
       history: async (_root, { from, to, interval, platform }, _ctx, info) => {
         try {
           return await need().history({ from: parseTime(from), to: to ? parseTime(to) : new Date(), interval: INTERVAL_OF[interval], platforms: platformsOf(platform) });

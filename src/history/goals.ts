@@ -5,7 +5,7 @@
  * transaction, so that crossing a goal is announced once (`goal.reached`) — also across restarts and
  * replicas — and a dip below the target recovered within the hour is not announced again.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { z } from 'zod';
 import type { Platform } from '../channel/models.js';
 import type { Tables } from '../db/database.js';
@@ -32,6 +32,8 @@ export interface GoalReached {
 }
 
 export const MAX_GOALS = 100;
+/** The advisory lock key of the goals' evaluation ('goals' as a number). */
+const GOALS_LOCK = 0x676f616c73;
 /** A dip below the target shorter than this is not a new crossing. */
 export const REACHED_AGAIN_AFTER_MS = 3_600_000;
 
@@ -79,6 +81,9 @@ export function createGoalTracker(goals: readonly Goal[]): {
       const platform = recorded.totals.platform;
       const concerned = goals.filter((goal) => goal.platform === null || goal.platform === platform);
       if (concerned.length === 0) return;
+      // One evaluation of the goals at a time (recordings of two platforms run side by side): after the
+      // lock, the other platform's totals read are those its recording committed.
+      await sql`SELECT pg_advisory_xact_lock(${GOALS_LOCK})`.execute(tx);
       const totals = new Map<Platform, Pick<PlatformTotals, 'members' | 'monthlyCents'>>([[platform, recorded.totals]]);
       if (concerned.some((goal) => goal.platform === null)) {
         const other: Platform = platform === 'membership' ? 'video' : 'membership';

@@ -103,7 +103,11 @@ export function createHistoryDatabase(options: HistoryDatabaseOptions): HistoryD
     opened: () => opened,
     failed(error) {
       if (error instanceof HistoryUnavailableError) return error;
-      if (database !== undefined) {
+      // A statement the server refused (SQLSTATE outside connection exceptions, class 08, and
+      // operator intervention, class 57) says nothing about whether it is reachable.
+      const code = (error as { code?: unknown }).code;
+      const refused = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
+      if (database !== undefined && !refused) {
         if (state.state !== 'unreachable') logger.warn(`history: the database is unreachable: ${describe(error)}`);
         state = { state: 'unreachable', lastError: describe(error) };
       }

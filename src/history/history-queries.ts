@@ -72,7 +72,7 @@ export async function readHistory(db: Kysely<Tables>, range: HistoryRange): Prom
   const { rows } = await sql<{ id: number; source: 'membership' | 'video' | 'stats'; bucket: Date; members: number | null; monthly_cents: number | null; subscribers: number | null }>`
     SELECT DISTINCT ON (source, bucket) id, source, date_trunc(${range.interval}, observed_at, 'UTC') AS bucket, members, monthly_cents, subscribers
     FROM totals_sample
-    WHERE observed_at >= ${range.from} AND observed_at < ${range.to} AND source = ANY(${sql.val(sources)}::snapshot_source[])
+    WHERE observed_at >= ${range.from} AND observed_at < ${range.to} AND source IN (${sql.join(sources)})
     ORDER BY source, bucket, observed_at DESC, id DESC`.execute(db);
   const sampleIds = rows.filter((row) => row.source !== 'stats').map((row) => row.id);
   const tiers = new Map<number, TierPoint[]>();

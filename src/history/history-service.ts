@@ -2,8 +2,8 @@
  * The channel over time, as the app composes it: the database (opened beside the first refresh),
  * the recorder of every snapshot this process writes, the goals, and the reads the graph, the REST
  * API and the dashboard share. Reads of the history throw HistoryUnavailableError while the database
- * is opening or unreachable, HistoryQueryError (or CursorError) for a question asked wrong; totals
- * and goals' progress come from the snapshots in memory and need no database.
+ * is opening or unreachable, HistoryQueryError (or CursorError) for a question asked wrong; the
+ * goals' progress comes from the snapshots in memory and needs no database.
  */
 import type { ChannelEventLog } from '../channel/supporter-events.js';
 import type { Platform } from '../channel/models.js';
@@ -18,7 +18,7 @@ import { totalsOf, type PlatformTotals } from './snapshot-diff.js';
 export { HistoryUnavailableError } from './history-database.js';
 export { HistoryQueryError } from './history-queries.js';
 
-/** The totals now (`totals` of the graph, GET /totals). */
+/** The totals now (`totals` of the graph, GET /totals), from the snapshots. */
 export interface TotalsView {
   members: number;
   monthlyCents: number;
@@ -42,7 +42,6 @@ export interface ChangesPage {
 }
 
 export interface ChannelHistory {
-  totals(platforms: readonly Platform[]): TotalsView | undefined;
   history(range: HistoryRange): Promise<HistoryPoint[]>;
   changes(query: Omit<ChangesQuery, 'after' | 'limit'> & { first: number; after?: string | undefined }): Promise<ChangesPage>;
   goals(): Promise<{ goals: GoalView[]; historyAvailable: boolean }>;
@@ -87,7 +86,7 @@ export function createChannelHistory(options: ChannelHistoryOptions): ChannelHis
     recorder.addHook(tracker.hook);
     recorder.onRecorded((recorded) => {
       const reached = tracker.takeReached(recorded);
-      for (const { goal, value, at } of reached) logger.info(`goal reached: ${goal.title} (${value} of ${goal.target})`);
+      for (const { goal, value } of reached) logger.info(`goal reached: ${goal.title} (${value} of ${goal.target})`);
       options.events.announce(reached.map(({ goal, value, at }) => ({ type: 'goal.reached', goal, value, at: at.toISOString() })));
     });
   }
@@ -106,23 +105,7 @@ export function createChannelHistory(options: ChannelHistoryOptions): ChannelHis
     }
   };
 
-  const totals = (platforms: readonly Platform[]): TotalsView | undefined => {
-    const parts: PlatformTotals[] = [];
-    for (const platform of platforms) {
-      const served = store.current(platform);
-      if (served !== null) parts.push(totalsOf(served.data));
-    }
-    if (parts.length === 0 && platforms.length > 0 && platforms.every((platform) => store.current(platform) === null)) return undefined;
-    return {
-      members: parts.reduce((sum, part) => sum + part.members, 0),
-      monthlyCents: parts.reduce((sum, part) => sum + part.monthlyCents, 0),
-      platforms: parts,
-      subscribers: store.current('stats')?.data.subscribers ?? null,
-    };
-  };
-
   return {
-    totals,
     history: (range) => read((db) => readHistory(db, range)),
     async changes(query) {
       if (!Number.isSafeInteger(query.first) || query.first < 1 || query.first > MAX_CHANGES_PAGE) {

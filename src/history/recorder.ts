@@ -10,7 +10,7 @@
  *   every change since the last recorded one.
  * - Replicas (REDIS_URL): a shared snapshot has one writer, which records it; the row lock on the
  *   source's `recorded_snapshot` row makes the recordings of one source one after another, and a
- *   snapshot observed before the one recorded is not recorded over it.
+ *   snapshot fetched before the one recorded is not recorded over it.
  * - Hooks (`addHook`) run inside the recording's transaction, after its rows: what another module
  *   writes there (the goals' state; an outbox of notifications) commits or rolls back with it.
  */
@@ -135,7 +135,7 @@ export class HistoryRecorder {
     return [...this.#pending.keys()];
   }
 
-  /** Stops recording; a recording in flight finishes (or rolls back) first. */
+  /** Stops taking snapshots; what is pending is recorded first (unless the database is down: then the next start records it). */
   async close(): Promise<void> {
     this.#closed = true;
     this.#unsubscribe?.();
@@ -159,7 +159,8 @@ export class HistoryRecorder {
       } catch {
         return;
       }
-      while (!this.#closed) {
+      // Also after close(): what is pending is recorded before the database closes.
+      for (;;) {
         const pending = this.#pending.get(source);
         if (pending === undefined) return;
         try {
@@ -187,20 +188,23 @@ export class HistoryRecorder {
     const { snapshot, observedAt } = pending;
     const id = snapshotId(snapshot);
     const outcome = await db.transaction().execute(async (tx) => {
-      await tx.insertInto('recorded_snapshot').values({ source, snapshot_id: '', observed_at: new Date(0) }).onConflict((conflict) => conflict.column('source').doNothing()).execute();
-      const last = await tx.selectFrom('recorded_snapshot').select(['snapshot_id', 'observed_at']).where('source', '=', source).forUpdate().executeTakeFirstOrThrow();
-      // Recorded already (a retry, another replica, a restart), or older than what is recorded.
-      if (last.snapshot_id === id || last.observed_at.getTime() > observedAt.getTime()) return undefined;
+      await tx.insertInto('recorded_snapshot').values({ source, snapshot_id: '', fetched_at: new Date(0), observed_at: new Date(0) }).onConflict((conflict) => conflict.column('source').doNothing()).execute();
+      const last = await tx.selectFrom('recorded_snapshot').select(['snapshot_id', 'fetched_at']).where('source', '=', source).forUpdate().executeTakeFirstOrThrow();
+      // Recorded already (a retry, another replica, a restart), or fetched before what is recorded (a
+      // replica's older fetch; after a crash, a snapshot file older than the last recording).
+      if (last.snapshot_id === id || Date.parse(snapshot.fetchedAt) < last.fetched_at.getTime()) return undefined;
+      const seen = await tx.selectFrom('totals_sample').select('id').where('source', '=', source).where('snapshot_id', '=', id).executeTakeFirst();
+      if (seen !== undefined) return undefined;
       let recorded: RecordedSnapshot;
       let supporters: Map<string, RecordedSupporter> | undefined;
       if (isStats(source, snapshot)) {
         recorded = { source, snapshotId: id, observedAt, changes: [], totals: { subscribers: snapshot.subscribers } };
         await tx.insertInto('totals_sample').values({ source, snapshot_id: id, observed_at: observedAt, subscribers: snapshot.subscribers }).execute();
       } else {
-        const platform = (snapshot as SupportersSnapshot).platform;
-        supporters = recordedSupportersOf(snapshot as SupportersSnapshot);
+        const platform = (snapshot).platform;
+        supporters = recordedSupportersOf(snapshot);
         const changes = await this.#storeSupporters(tx, platform, last.snapshot_id, supporters);
-        const totals = totalsOf(snapshot as SupportersSnapshot);
+        const totals = totalsOf(snapshot);
         recorded = { source, snapshotId: id, observedAt, changes, totals };
         for (const part of chunks(changes)) {
           await tx.insertInto('supporter_change').values(part.map((change) => ({
@@ -214,12 +218,13 @@ export class HistoryRecorder {
           await tx.insertInto('totals_tier').values(totals.tiers.map((tier) => ({ sample_id: sample.id, tier_id: tier.tierId, tier_title: tier.title, members: tier.members, monthly_cents: tier.monthlyCents }))).execute();
         }
       }
-      await tx.updateTable('recorded_snapshot').set({ snapshot_id: id, observed_at: observedAt }).where('source', '=', source).execute();
+      await tx.updateTable('recorded_snapshot').set({ snapshot_id: id, fetched_at: snapshot.fetchedAt, observed_at: observedAt }).where('source', '=', source).execute();
       for (const hook of this.#hooks) await hook(tx, recorded);
       return { recorded, supporters };
     });
     if (outcome === undefined) return;
     const { recorded, supporters } = outcome;
+    if (recorded.changes.length > 0) this.#logger.info(`history: recorded ${recorded.changes.length} ${source} changes`);
     if (supporters !== undefined) this.#recorded.set((snapshot as SupportersSnapshot).platform, { snapshotId: id, supporters });
     for (const listener of this.#listeners) {
       try {
@@ -248,6 +253,7 @@ export class HistoryRecorder {
       recorded = new Map(rows.map((row) => [row.supporter_id, { id: row.supporter_id, name: row.name, tierId: row.tier_id, tierTitle: row.tier_title, amountCents: row.amount_cents }]));
     }
     const { changes, rewritten } = diffRecorded(platform, recorded, current);
+    if (lastId !== '' && changes.length > 0) this.#logger.info(`history: recording ${changes.length} ${platform} changes`);
     const left = changes.filter((change) => change.kind === 'left').map((change) => change.supporterId);
     for (const part of chunks(left)) await tx.deleteFrom('recorded_supporter').where('platform', '=', platform).where('supporter_id', 'in', part).execute();
     const upserts = [...changes.filter((change) => change.kind !== 'left').map((change) => current.get(change.supporterId) as RecordedSupporter), ...rewritten];
@@ -259,6 +265,7 @@ export class HistoryRecorder {
         }))
         .execute();
     }
+    if (lastId === '') this.#logger.info(`history: the ${platform} history starts with ${current.size} supporters`);
     return lastId === '' ? [] : changes;
   }
 }

@@ -51,7 +51,8 @@ export async function request(baseUrl: string, method: string, pathAndQuery: str
 }
 
 export function testConfig(dataDir: string, upstream: UpstreamSettings = { mode: 'sandbox' }, overrides: Partial<ChannelConfig> = {}): ChannelConfig {
-  return { port: 0, host: '127.0.0.1', dataDir, refreshIntervalSeconds: 0, upstream, graph: { ...DEFAULT_GRAPH_SETTINGS }, ...overrides };
+  // No history unless a test asks for it: its database is test/history's subject, and each would open one.
+  return { port: 0, host: '127.0.0.1', dataDir, refreshIntervalSeconds: 0, upstream, graph: { ...DEFAULT_GRAPH_SETTINGS }, history: false, ...overrides };
 }
 
 /** Live-mode settings pointing at a sandbox started by the test (so it can outlive an app instance). */

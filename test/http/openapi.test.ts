@@ -25,8 +25,10 @@ beforeAll(async () => {
   dataDir = await makeDataDir();
   // Upstream down before the first read: the 503 answers come first.
   await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
-  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, notificationsReplayToken: REPLAY_TOKEN }), { logger: silentLogger });
-});
+  // With its history: the database opens in the background (its first start takes seconds), so the
+  // history's and the notifications' 503s come first too.
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, history: true, notificationsReplayToken: REPLAY_TOKEN }), { logger: silentLogger });
+}, 60_000);
 afterAll(async () => {
   await app.close();
   await sandbox.close();
@@ -65,7 +67,9 @@ describe('openapi/channel-api.yaml', () => {
     const member = JSON.stringify({ data: { type: 'member', id: 'x', attributes: {} } });
     expect((await webhook('members:pledge:delete', member)).status).toBe(503);
     expect((await request(app.url, 'GET', '/healthz')).status).toBe(200);
-    // The database opens in the background (its first start takes seconds): the notifications' 503s come first.
+    expect((await request(app.url, 'GET', '/totals')).status).toBe(503);
+    expect((await request(app.url, 'GET', '/history?from=2025-01-01T00:00:00Z')).status).toBe(503);
+    expect((await request(app.url, 'GET', '/changes?since=2025-01-01T00:00:00Z')).status).toBe(503);
     const replay = (body?: string, token: string | null = REPLAY_TOKEN) =>
       request(app.url, 'POST', '/notifications/replay', { headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) }, ...(body === undefined ? {} : { body }) });
     expect((await request(app.url, 'GET', '/notifications/deliveries')).status).toBe(503);
@@ -83,7 +87,16 @@ describe('openapi/channel-api.yaml', () => {
     const revalidated = await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': `"other", ${health.headers.get('etag') ?? ''}` } });
     expect([200, 304]).toContain(revalidated.status);
     expect((await request(app.url, 'GET', '/healthz', { headers: { 'if-none-match': '*' } })).status).toBe(304);
-    for (const path of ['/membership/pledges?sort=amounts', '/video/members?sort=since&sort=amount']) expect((await request(app.url, 'GET', path)).status).toBe(400);
+    for (const path of ['/membership/pledges?sort=amounts', '/video/members?sort=since&sort=amount', '/totals?platform=both', '/history?from=2025', '/changes?since=2025-01-01T00:00:00Z&limit=0']) {
+      expect((await request(app.url, 'GET', path)).status).toBe(400);
+    }
+    expect((await request(app.url, 'GET', '/membership/pledges?limit=2')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/totals')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/goals')).status).toBe(200);
+    const { history } = app;
+    await eventually('the history database to open', () => history?.health().state === 'open', { timeoutMs: 60_000 });
+    expect((await request(app.url, 'GET', '/history?from=2025-01-01T00:00:00Z&interval=month')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/changes?since=2025-01-01T00:00:00Z&limit=2')).status).toBe(200);
 
     expect((await webhook('members:pledge:delete', member)).status).toBe(204);
     expect((await webhook('members:pledge:delete', member, null)).status).toBe(401);
@@ -107,7 +120,6 @@ describe('openapi/channel-api.yaml', () => {
     stream.abort();
     expect((await request(app.url, 'GET', '/events?lastEventId=x')).status).toBe(400);
 
-    await eventually('the database to open', () => app.history.health().state === 'open', { timeoutMs: 30_000 });
     expect((await request(app.url, 'GET', '/notifications/deliveries?state=dead&limit=5')).status).toBe(200);
     expect((await request(app.url, 'GET', '/notifications/deliveries?state=lost')).status).toBe(400);
     expect((await replay()).status).toBe(200);

@@ -21,6 +21,10 @@ export type SupportersResponse = components['schemas']['SupportersResponse'];
 export type StatsResponse = components['schemas']['StatsResponse'];
 export type HealthResponse = components['schemas']['Health'];
 export type Problem = components['schemas']['Problem'];
+export type TotalsResponse = components['schemas']['TotalsResponse'];
+export type HistoryResponse = components['schemas']['HistoryResponse'];
+export type ChangesResponse = components['schemas']['ChangesResponse'];
+export type GoalsResponse = components['schemas']['GoalsResponse'];
 
 /** A successful answer that is not what the contract says: not JSON where the call reads JSON. */
 export class ChannelApiResponseError extends Error {

@@ -15,7 +15,7 @@ import { describeOnDatabases } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 
 interface Running {
-  app: ChannelApp & { sandbox: RunningSandbox };
+  app: ChannelApp & { sandbox: RunningSandbox; history: NonNullable<ChannelApp['history']> };
   graphql<T>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   close(): Promise<void>;
 }
@@ -33,7 +33,7 @@ describeOnDatabases('history through the app', (backend) => {
       await mkdir(join(dataDir.path, 'sandbox'), { recursive: true });
       await cp(database.dataDir, join(dataDir.path, 'sandbox', 'database'), { recursive: true });
     }
-    const app = await createChannelApp(testConfig(dataDir.path, { mode: 'sandbox' }, database.url === undefined ? {} : { databaseUrl: database.url }), { logger: silentLogger, sandbox: { patrons: 40 } });
+    const app = await createChannelApp(testConfig(dataDir.path, { mode: 'sandbox' }, { history: true, ...(database.url === undefined ? {} : { databaseUrl: database.url }) }), { logger: silentLogger, sandbox: { patrons: 40 } });
     const started: Running = {
       app: app as Running['app'],
       async graphql(query, variables) {
@@ -46,10 +46,11 @@ describeOnDatabases('history through the app', (backend) => {
       },
     };
     running.push(started);
-    await eventually('the history database to open', () => app.history.health().state === 'open', { timeoutMs: 30_000 });
+    const { history } = started.app;
+    await eventually('the history database to open', () => history.health().state === 'open', { timeoutMs: 60_000 });
     await eventually('the first snapshots to be recorded', async () => {
-      await app.history.recorder.settled();
-      return app.history.recorder.backlog.length === 0 && app.store.current('membership') !== null;
+      await history.recorder.settled();
+      return history.recorder.backlog.length === 0 && app.store.current('membership') !== null;
     });
     return started;
   }
