@@ -490,6 +490,24 @@ export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeC
   };
 }
 
+/** What `npm run notifications -- replay` needs: where the running service listens, and the replay token. */
+export interface ReplayConfig {
+  /** `http://<HOST>:<PORT>`, the loopback address when HOST is every interface. */
+  serviceUrl: string;
+  /** NOTIFICATIONS_REPLAY_TOKEN; undefined when unset. */
+  replayToken: string | undefined;
+}
+
+/** Reads the part of the configuration the replay command uses (the service's own `.env`). */
+export function loadReplayConfig(options: LoadConfigOptions = {}): ReplayConfig {
+  const { variables } = readVariables(options);
+  warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
+  const host = settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host === '::' ? '[::1]' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const token = settings.notificationsReplayToken;
+  return { serviceUrl: `http://${host}:${settings.port}`, replayToken: token === undefined || token === '' ? undefined : token };
+}
+
 function readHttpServer(settings: ChannelSettingValues, variables: Variables): HttpServerSettings {
   const http: HttpServerSettings = {
     headersTimeoutMs: settings.httpHeadersTimeoutMs,

@@ -35,7 +35,7 @@ export interface DeliveryView {
 export interface DeliveryQuery {
   destination?: string | undefined;
   state?: DeliveryState | undefined;
-  /** At most MAX_DELIVERIES_PAGE. */
+  /** At most MAX_DELIVERIES_PAGE + 1. */
   limit: number;
   /** Deliveries older than this one (its id), for the next page. */
   before?: number | undefined;
@@ -185,7 +185,8 @@ export class NotificationOutbox implements OutboxStore {
       .innerJoin('notification_event as e', 'e.id', 'd.event_id')
       .select(['d.id', 'd.event_id', 'e.kind', 'd.destination', 'd.state', 'd.attempts', 'e.recorded_at', 'd.last_attempt_at', 'd.last_status', 'd.last_error', 'd.next_attempt_at', 'd.delivered_at'])
       .orderBy('d.id', 'desc')
-      .limit(Math.min(query.limit, MAX_DELIVERIES_PAGE));
+      // One more than a page: whether a next page follows.
+      .limit(Math.min(query.limit, MAX_DELIVERIES_PAGE + 1));
     if (query.destination !== undefined) select = select.where('d.destination', '=', query.destination);
     if (query.state !== undefined) select = select.where('d.state', '=', query.state);
     if (query.before !== undefined) select = select.where('d.id', '<', query.before);

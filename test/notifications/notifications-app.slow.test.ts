@@ -38,7 +38,9 @@ describeOnDatabases('notifications through the app', (backend) => {
     concurrency: 4,
   });
 
-  async function start(destinations: Destination[]): Promise<ChannelApp & { sandbox: RunningSandbox }> {
+  type RunningApp = ChannelApp & { sandbox: RunningSandbox; history: NonNullable<ChannelApp['history']>; notifications: NonNullable<ChannelApp['notifications']> };
+
+  async function start(destinations: Destination[]): Promise<RunningApp> {
     const dataDir = await makeDataDir();
     const database = await backend.fresh();
     if (database.dataDir !== undefined) {
@@ -47,6 +49,7 @@ describeOnDatabases('notifications through the app', (backend) => {
     }
     const app = await createChannelApp(
       testConfig(dataDir.path, { mode: 'sandbox' }, {
+        history: true,
         ...(database.url === undefined ? {} : { databaseUrl: database.url }),
         notifications: { destinations, delivery: { attemptTimeoutMs: 5_000, firstRetryDelayMs: 50, maxRetryDelayMs: 200, retryForMs: 1_500 } },
         notificationsAllowLoopback: true,
@@ -60,16 +63,18 @@ describeOnDatabases('notifications through the app', (backend) => {
         await dataDir.remove();
       },
     });
-    await eventually('the history database to open', () => app.history.health().state === 'open', { timeoutMs: 30_000 });
+    const { history, notifications, sandbox } = app;
+    if (history === undefined || notifications === undefined || sandbox === undefined) throw new Error('the app has no history, notifications or sandbox');
+    await eventually('the history database to open', () => history.health().state === 'open', { timeoutMs: 30_000 });
     await eventually('the first snapshots to be recorded', async () => {
-      await app.history.recorder.settled();
-      return app.history.recorder.backlog.length === 0 && app.store.current('membership') !== null;
+      await history.recorder.settled();
+      return history.recorder.backlog.length === 0 && app.store.current('membership') !== null;
     });
-    return app as ChannelApp & { sandbox: RunningSandbox };
+    return Object.assign(app, { history, notifications, sandbox });
   }
 
   /** Two patrons leave and one moves to the top tier; the membership source is refreshed and recorded. */
-  async function changeSupporters(app: ChannelApp & { sandbox: RunningSandbox }): Promise<void> {
+  async function changeSupporters(app: RunningApp): Promise<void> {
     app.sandbox.datasets.membership.override(0, { patronStatus: 'former_patron' });
     app.sandbox.datasets.membership.override(1, { patronStatus: 'former_patron' });
     app.sandbox.datasets.membership.override(2, { entitledTierIds: ['8100004'], currentlyEntitledAmountCents: 2500, patronStatus: 'active_patron' });
