@@ -1,6 +1,6 @@
 /**
  * The notifications' deliveries in the graph: `notificationDeliveries`, the newest first, a page at a
- * time (docs/notifications.md#the-deliveries-view). Null with a HISTORY_UNAVAILABLE error while the
+ * time (docs/notifications.md#watching-them). Null with a HISTORY_UNAVAILABLE error while the
  * history's database is opening or unreachable; `first` out of bounds or a cursor not ours is a
  * BAD_USER_INPUT error.
  */

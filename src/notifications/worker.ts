@@ -235,7 +235,7 @@ export class DeliveryWorker {
     observer?.dead(destination.name);
     logger.warn(
       { destination: destination.name, event: delivery.event.id, kind: delivery.event.body.type, attempts, status: outcome.status, error: outcome.error },
-      `notification ${delivery.event.id} to ${destination.name} is a dead letter after ${attempts} attempts (docs/notifications.md#retries)`,
+      `notification ${delivery.event.id} to ${destination.name} is a dead letter after ${attempts} attempts (replay: docs/notifications.md#dead-letters)`,
     );
   }
 

@@ -270,4 +270,33 @@ describeOnDatabases('the notifications outbox', (backend) => {
     expect(target.received).toHaveLength(200);
     expect(new Set(idsOf(target)).size).toBe(200);
   });
+
+  it('removes delivered deliveries after 7 days and dead letters after 30, and an event with its last delivery', async () => {
+    const target = await receiver();
+    const destination = webhook('crm', target);
+    const h = await harness({ destinations: [destination] });
+    await h.history.recorder.close();
+    await h.notifications.close(0);
+    const db = h.history.database.get().db;
+    const clock = { now: Date.parse('2026-03-01T00:00:00Z') };
+    const outbox = new NotificationOutbox({ db: () => db, destinations: [destination], now: () => clock.now });
+    const at = new Date(clock.now).toISOString();
+    await db.transaction().execute((tx) =>
+      outbox.enqueue(tx, ['a', 'b', 'c'].map((id) => ({ kind: 'supporter.joined' as const, at, supporter: { id, platform: 'membership' as const, name: null, tier: null, amountCents: 100 } }))),
+    );
+    const [first, second, third] = await outbox.claim('crm', 3, 60_000);
+    await outbox.delivered(first!.id, { atMs: clock.now, status: 204, error: null });
+    await outbox.dead(second!.id, { atMs: clock.now, status: 500, error: 'answered 500' });
+    const events = async () => (await db.selectFrom('notification_event').select('id').orderBy('id').execute()).map((row) => row.id).sort();
+    clock.now += 6 * 86_400_000;
+    expect(await outbox.prune()).toBe(0);
+    clock.now += 2 * 86_400_000;
+    expect(await outbox.prune()).toBe(1);
+    expect(await events()).toEqual([second!.event.id, third!.event.id].sort());
+    clock.now += 23 * 86_400_000;
+    expect(await outbox.prune()).toBe(1);
+    // The pending one stays, however old: it is not sent yet.
+    expect(await events()).toEqual([third!.event.id]);
+    expect((await h.deliveryRows()).map((row) => row.state)).toEqual(['pending']);
+  });
 });
