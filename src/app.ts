@@ -208,8 +208,9 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   });
   const readiness = createReadinessProbe(() => store.health(), options.coldStartDeadlineMs, () => {
     if (history === undefined) return [];
+    // Opening (PGlite's first start takes seconds) is not a fault; unreachable, or an open that failed, is.
     const health = history.health();
-    return health.state === 'open' ? [] : [`history: the database is ${health.state}${health.lastError === null ? '' : ` (${health.lastError})`}; the current data is served`];
+    return health.state === 'open' || health.lastError === null ? [] : [`history: the database is ${health.state === 'opening' ? 'not open' : health.state} (${health.lastError}); the current data is served`];
   });
   await store.start();
   const events = new ChannelEventLog({ store, journal: shared.events, maxEntries: eventSettings.logSize, logger: logger.child({ component: 'events' }) });

@@ -99,8 +99,8 @@ export interface ChannelConfig {
   /** DASHBOARD: serve /dashboard; default only in development. */
   dashboard?: boolean;
   /**
-   * false: no history (no database opened, the history's fields and paths unavailable). For an app
-   * embedded where only the current data matters (most tests, some benches); `npm start` keeps it on.
+   * HISTORY=false: no history (no database opened, the history's fields and paths unavailable), for
+   * a deployment or a test where only the current data matters. Default true.
    */
   history?: boolean;
   /** NOTIFICATIONS_CONFIG: where events are sent (webhooks, Discord). Unset: none. */
@@ -226,6 +226,11 @@ export const CHANNEL_SETTINGS = {
     description: 'PostgreSQL server of the history (replicas share it); unset: the embedded database (PGlite) under DATA_DIR.',
   }),
   goalsFile: text({ name: 'GOALS_FILE', expected: 'the path of the goals file', description: 'Goals (members or monthly amount, of a platform or both) whose progress the graph serves; unset: none.' }),
+  history: boolean({
+    name: 'HISTORY',
+    default: true,
+    description: 'Record the channel over time in the database; `false`: no database is opened and the history answers unavailable.',
+  }),
   dashboard: boolean({
     name: 'DASHBOARD',
     default: { documented: '`true` with `NODE_ENV=development`', from: (variables) => isDevelopment(variables.NODE_ENV) },
@@ -549,6 +554,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
     ...(settings.goalsFile === undefined ? {} : { goals: loadGoals(resolve(cwd, settings.goalsFile), settings.goalsFile) }),
     dashboard: settings.dashboard,
+    ...(settings.history ? {} : { history: false }),
     ...optionalNotifications(settings, variables, cwd),
   };
 }

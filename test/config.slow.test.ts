@@ -175,6 +175,17 @@ describe('src/main.ts (npm start)', () => {
     expect(stderr).toBe('configuration error: .env: line 2: expected NAME=value, a # comment or a blank line\n');
   });
 
+  it('a goals file that is not valid stops it (exit 78) with one line naming the file, the goal and what is expected', async () => {
+    await writeFile(join(cwd, 'goals.json'), JSON.stringify({ goals: [{ id: 'fifty', title: '50 patrons', measure: 'members', platform: 'membership', target: 50 }, { id: 'fifty', title: 'Again', measure: 'patrons', target: -1 }] }));
+    const { code, stdout, stderr } = await runMain({ GOALS_FILE: 'goals.json' });
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('configuration error: goals.json: goals.1.measure: expected "members" or "monthlyCents"\n');
+    await writeFile(join(cwd, 'goals.json'), JSON.stringify({ goals: [{ id: 'a', title: 'A', measure: 'members', target: 5 }, { id: 'a', title: 'B', measure: 'members', target: 6 }] }));
+    expect((await runMain({ GOALS_FILE: 'goals.json' })).stderr).toBe('configuration error: goals.json: goals.1.id: expected a unique id ("a" is used twice)\n');
+    expect((await runMain({ GOALS_FILE: 'missing-goals.json' })).stderr).toMatch(/^configuration error: .*missing-goals\.json: \(file\): not found \(expected the goals/);
+  });
+
   it('a bad value from the process environment is reported as coming from it, not from .env', async () => {
     const { code, stderr } = await runMain({ PORT: 'fourthousand' });
     expect(code).toBe(78);

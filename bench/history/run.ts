@@ -2,8 +2,11 @@
  * bench/history: the channel over time at scale, on embedded PGlite and on PostgreSQL.
  *
  * - A simulated year (DAYS, default 365; no sleeping: the recorder's clock is the simulation's) of
- *   5-minute refreshes of 10,000 patrons (PATRONS) with churn — each month about 4 % leave, 5 % join
- *   and 2 % change tier — through the real SnapshotStore and HistoryRecorder (compaction included).
+ *   refreshes of 10,000 patrons (PATRONS) with churn — each month about 4 % leave, 5 % join and 2 %
+ *   change tier — through the real SnapshotStore and HistoryRecorder (compaction included). The last
+ *   7 days (FINE_DAYS) are refreshed every 5 minutes, the days before every hour: the database ends
+ *   as a year of 5-minute refreshes leaves it after compaction (one sample an hour after 7 days, one
+ *   a day after 90), with every change, in a tenth of the recordings.
  *   Figures: the database's storage at the end (the history's tables, and PGlite's whole directory),
  *   a year of history by day (p99 of 200 reads), a page of 50 changes at a random cursor (p99 of 500).
  * - A refresh with recording against one without: the app over the sandbox's 10,000 patrons, 15
@@ -36,7 +39,9 @@ const DAYS = Number(process.env.DAYS ?? 365);
 const PATRONS = Number(process.env.PATRONS ?? 10_000);
 const BACKENDS = (process.env.BACKENDS ?? 'pglite,postgres').split(',');
 const STEP_MS = 5 * 60_000;
-const STEPS_PER_MONTH = (30 * 86_400_000) / STEP_MS;
+const HOUR_MS = 3_600_000;
+/** The last days refreshed every 5 minutes; before them, hourly: what compaction keeps of a 5-minute year. */
+const FINE_DAYS = Number(process.env.FINE_DAYS ?? 7);
 const silent = { info() {}, warn() {}, error() {} };
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -85,14 +90,16 @@ async function simulateYear(backend: string, options: { url?: string; dataDir?: 
   await store.start();
   const { db } = await database.opened();
   await recorder.settled();
-  const steps = (DAYS * 86_400_000) / STEP_MS;
+  const end = clock.now + DAYS * 86_400_000;
+  const fineFrom = end - FINE_DAYS * 86_400_000;
   const started = performance.now();
   const recordMs: number[] = [];
-  for (let step = 0; step < steps; step += 1) {
-    clock.now += STEP_MS;
+  for (let step = 0; clock.now < end; step += 1) {
+    const stepMs = clock.now >= fineFrom ? STEP_MS : HOUR_MS;
+    clock.now += stepMs;
     // Churn: each month ~4 % leave, ~5 % join, ~2 % change tier.
     const size = patrons.size;
-    const events = (rate: number) => { const expected = (size * rate) / STEPS_PER_MONTH; return Math.floor(expected) + (random() < expected % 1 ? 1 : 0); };
+    const events = (rate: number) => { const expected = (size * rate * stepMs) / (30 * 86_400_000); return Math.floor(expected) + (random() < expected % 1 ? 1 : 0); };
     const ids = [...patrons.keys()];
     for (let n = events(0.04); n > 0; n -= 1) patrons.delete(ids[Math.floor(random() * ids.length)] as string);
     for (let n = events(0.05); n > 0; n -= 1) { const one = patron(); patrons.set(one.id, one); }
@@ -107,7 +114,7 @@ async function simulateYear(backend: string, options: { url?: string; dataDir?: 
     await Promise.all([store.refresh('membership'), store.refresh('video'), store.refresh('stats')]);
     await recorder.settled();
     recordMs.push(performance.now() - t0);
-    if (step % 8_640 === 0) console.log(`  ${backend}: day ${Math.round((step * STEP_MS) / 86_400_000)} of ${DAYS} (${Math.round((performance.now() - started) / 1000)} s)`);
+    if (step % 720 === 0) console.log(`  ${backend}: day ${Math.round((clock.now - (end - DAYS * 86_400_000)) / 86_400_000)} of ${DAYS} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   const tables = ['recorded_supporter', 'recorded_snapshot', 'supporter_change', 'totals_sample', 'totals_tier', 'goal_state', 'schema_migration'];
   const { rows } = await sql<{ bytes: number }>`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c WHERE c.relname IN (${sql.join(tables)}) AND c.relkind = 'r'`.execute(db);
@@ -139,6 +146,7 @@ async function simulateYear(backend: string, options: { url?: string; dataDir?: 
     totalsSamples: counts.rows[0]?.samples,
     storageMb: Math.round((Number(rows[0]?.bytes ?? 0) / 1024 / 1024) * 10) / 10,
     ...(directoryMb === undefined ? {} : { directoryMb: Math.round(directoryMb * 10) / 10 }),
+    recordings: recordMs.length,
     refreshAndRecordMs: quantiles(recordMs),
     yearByDayMs: quantiles(historyMs),
     changesPageMs: quantiles(pageMs),

@@ -167,6 +167,15 @@ export const SCHEMAS = {
     rows: z.array(z.object({ deployment: z.string(), scenario: z.string(), requestsPerSecond: z.number(), p99Ms: z.number(), ratioToFiles1: ratio, redisCommandsPerRequest: z.number().optional(), eventReadsPerSecond: z.number().optional() })),
     responseCacheChoice: z.object({ answerBytes: z.number(), inMemoryHitMicros: z.number(), redisGetMicros: z.number() }),
   }),
+  history: z.object({
+    ...stamp,
+    patrons: z.number(),
+    loadBefore: z.string(),
+    loadAfter: z.string(),
+    pglite: z.object({ days: z.number(), changes: z.number(), storageMb: z.number(), directoryMb: z.number(), yearByDayMs: z.object({ p99Ms: z.number() }), changesPageMs: z.object({ p99Ms: z.number() }), refresh: z.object({ withMs: z.number(), withoutMs: z.number(), ratio: z.number() }) }).optional(),
+    postgres: z.object({ days: z.number(), changes: z.number(), storageMb: z.number(), yearByDayMs: z.object({ p99Ms: z.number() }), changesPageMs: z.object({ p99Ms: z.number() }), refresh: z.object({ withMs: z.number(), withoutMs: z.number(), ratio: z.number() }) }).optional(),
+    idleRss: z.object({ withoutMb: z.number(), withMb: z.number(), firstStartMb: z.number().optional(), deltaMb: z.number() }),
+  }),
   durability: z.object({
     ...stamp,
     rounds: z.number(),

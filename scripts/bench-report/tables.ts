@@ -471,6 +471,24 @@ async function durability(read: ReadResults): Promise<string> {
   ].join('\n');
 }
 
+async function history(read: ReadResults): Promise<string> {
+  const results = await read('history');
+  const rows = (['pglite', 'postgres'] as const).flatMap((backend) => {
+    const r = results[backend];
+    if (r === undefined) return [];
+    return [[backend === 'pglite' ? 'PGlite' : 'PostgreSQL', String(r.days), int(r.changes), `${r.storageMb}${'directoryMb' in r ? ` (directory ${r.directoryMb})` : ''}`, String(r.yearByDayMs.p99Ms), String(r.changesPageMs.p99Ms), `${r.refresh.withMs} / ${r.refresh.withoutMs} = ${times(r.refresh.ratio)}`]];
+  });
+  const idle = results.idleRss;
+  return [
+    provenance(results),
+    `${int(results.patrons)} patrons; load average ${results.loadBefore.split(' ').slice(0, 3).join(' ')} before, ${results.loadAfter.split(' ').slice(0, 3).join(' ')} after.`,
+    '',
+    table(['database', 'days', 'changes', 'storage MB (≤ 50)', 'history by day p99 ms (≤ 50)', 'page of changes p99 ms (≤ 20)', 'refresh ms with / without recording (≤ 1.2×)'], 'lrrrrrl', rows),
+    '',
+    `Idle RSS of the service: ${idle.withoutMb} MB without the history, ${idle.withMb} MB with the embedded database (${idle.deltaMb >= 0 ? '+' : ''}${idle.deltaMb} MB; target ≤ +60)${idle.firstStartMb === undefined ? '' : `; ${idle.firstStartMb} MB after the first start, which creates the database`}.`,
+  ].join('\n');
+}
+
 async function oauth2(read: ReadResults): Promise<string> {
   const results = await read('oauth2');
   const { requestsPerSecond: rps, accessTokenGetTimeRatio: ratio, settings } = results;
@@ -519,6 +537,7 @@ export const REGIONS: Readonly<Record<string, (read: ReadResults) => Promise<str
   events,
   replicas,
   durability,
+  history,
   oauth2,
   packages,
 };

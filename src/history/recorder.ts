@@ -84,6 +84,11 @@ export class HistoryRecorder {
   #lastCompaction = Number.NEGATIVE_INFINITY;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
+  /** Resolves when close() is called: a run still waiting for the database to open gives up then. */
+  #closing!: () => void;
+  readonly #whenClosing = new Promise<undefined>((resolve) => {
+    this.#closing = () => resolve(undefined);
+  });
 
   constructor(options: HistoryRecorderOptions) {
     this.#database = options.database;
@@ -138,6 +143,7 @@ export class HistoryRecorder {
   /** Stops taking snapshots; what is pending is recorded first (unless the database is down: then the next start records it). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing();
     this.#unsubscribe?.();
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
@@ -155,10 +161,11 @@ export class HistoryRecorder {
     const run = (async () => {
       let database;
       try {
-        database = await this.#database.opened();
+        database = await Promise.race([this.#database.opened(), this.#whenClosing]);
       } catch {
         return;
       }
+      if (database === undefined) return;
       // Also after close(): what is pending is recorded before the database closes.
       for (;;) {
         const pending = this.#pending.get(source);

@@ -9,10 +9,15 @@ import { promisify } from 'node:util';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ChannelGoalsDocument,
+  ChannelHistoryDocument,
   ChannelStatisticsDocument,
+  ChannelTotalsDocument,
   MemberByIdDocument,
   PatronByIdDocument,
+  SupporterChangesDocument,
   SupportersDocument,
+  SupportersPageDocument,
   TiersWithSupportersDocument,
   TopSupporterDocument,
 } from '@channel-graph/client/graphql';
@@ -203,7 +208,7 @@ describe('the packed packages in a fresh project', () => {
         const emitted = await tsc(['-p', config, '--noCheck']);
         expect(emitted.output).toBe('');
       }
-      started = await startGraphApp();
+      started = await startGraphApp({}, {}, { history: true });
     }, 120_000);
     afterAll(() => started.close());
 
@@ -257,7 +262,14 @@ describe('the packed packages in a fresh project', () => {
         MemberById: [MemberByIdDocument, { id: memberId }],
         TiersWithSupporters: [TiersWithSupportersDocument, {}],
         ChannelStatistics: [ChannelStatisticsDocument, {}],
+        ChannelTotals: [ChannelTotalsDocument, {}],
+        ChannelHistory: [ChannelHistoryDocument, { from: '2025-01-01T00:00:00Z', interval: 'MONTH' }],
+        SupporterChanges: [SupporterChangesDocument, { since: '2025-01-01T00:00:00Z', first: 10 }],
+        SupportersPage: [SupportersPageDocument, { first: 5, orderBy: 'AMOUNT' }],
+        ChannelGoals: [ChannelGoalsDocument, {}],
       } as const;
+      // The history's queries need its database open.
+      await eventually('the history database to open', () => app.history?.health().state === 'open', { timeoutMs: 90_000 });
       // Every query the package ships is exercised (its subscriptions stream: test/events covers them).
       const manifest = JSON.parse(await readFile(join(ROOT, 'generated', 'client', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
       const shipped = Object.values(manifest).map((text) => /\b(query|subscription) (\w+)/.exec(text));

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { createChannelApp, type ChannelApp } from '../../src/app.js';
+import type { ChannelConfig } from '../../src/config.js';
 import type { GraphSettings } from '../../src/graphql/graph-settings.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 import { liveUpstream, makeDataDir, silentLogger, startSandboxApp, testConfig } from '../http/harness.js';
@@ -47,8 +48,8 @@ export async function untilFetched(app: ChannelApp): Promise<void> {
   await Promise.all((['membership', 'video', 'stats'] as const).map((source) => app.store.read(source)));
 }
 
-export async function startGraphApp(graph: Partial<GraphSettings> = {}, sandbox: SandboxOptions = {}) {
-  const started = await startSandboxApp(sandbox, { graph: { ...testConfig('').graph, ...graph } });
+export async function startGraphApp(graph: Partial<GraphSettings> = {}, sandbox: SandboxOptions = {}, overrides: Partial<ChannelConfig> = {}) {
+  const started = await startSandboxApp(sandbox, { graph: { ...testConfig('').graph, ...graph }, ...overrides });
   await untilFetched(started.app);
   return started;
 }

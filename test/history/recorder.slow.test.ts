@@ -153,15 +153,16 @@ describeOnDatabases('history recorder', (backend) => {
 
   it('compacts the totals: the last sample of each hour after 7 days, of each day after 90', async () => {
     const start = Date.parse('2025-01-01T00:00:00Z');
-    // Two days of 5-minute refreshes, 100 days ago.
+    // Two days of refreshes every 30 minutes, 100 days ago.
     const h = await harness({ initial: [patron('1', 't5', 500)], clock: { now: start - 100 * 86_400_000 } });
-    for (let i = 0; i < 2 * 288; i += 1) {
-      if (i % 100 === 0) h.set(i % 200 === 0 ? [patron('1', 't5', 500)] : [patron('1', 't5', 500), patron(`x${i}`, 't5', 500)]);
+    for (let i = 0; i < 2 * 48; i += 1) {
+      if (i % 20 === 0) h.set(i % 40 === 0 ? [patron('1', 't5', 500)] : [patron('1', 't5', 500), patron(`x${i}`, 't5', 500)]);
+      h.clock.now += 25 * 60_000;
       await h.refresh();
     }
     const db = h.database.get().db;
     const count = async () => Number((await db.selectFrom('totals_sample').select((eb) => eb.fn.countAll<number>().as('n')).where('source', '=', 'membership').executeTakeFirstOrThrow()).n);
-    expect(await count()).toBeGreaterThanOrEqual(2 * 288);
+    expect(await count()).toBeGreaterThanOrEqual(2 * 48);
     await compactTotals(db, new Date(start));
     // The last sample of each of the two (or three, by the clock's start) days.
     expect(await count()).toBeLessThanOrEqual(3);

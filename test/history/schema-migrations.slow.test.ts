@@ -38,5 +38,5 @@ describe('schema:check on migrations', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -72,6 +72,8 @@ function startService(env: Record<string, string> = {}, preload?: 'rename' | 'wr
       MEMBERS_CONFIG: join(dir, 'members.json'),
       DATA_DIR: dataDir,
       REFRESH_INTERVAL_SECONDS: '0',
+      // The token's crash windows are this file's subject: no history database to start beside them.
+      HISTORY: 'false',
       ...(preload === undefined ? {} : { HOLD_TOKEN_SAVE: preload }),
       ...env,
     },

@@ -35,7 +35,8 @@ export function describeOnDatabases(title: string, body: (backend: DatabaseBacke
       root = await mkdtemp(join(tmpdir(), 'pglite-test-'));
       template = join(root, 'template');
       await (await openDatabase({ dataDir: template })).close();
-    }, 60_000);
+      // PGlite's initdb: a few seconds on a quiet machine, up to a minute under load.
+    }, 180_000);
     afterAll(async () => {
       await rm(root, { recursive: true, force: true });
     });
@@ -54,7 +55,7 @@ export function describeOnDatabases(title: string, body: (backend: DatabaseBacke
     let count = 0;
     beforeAll(async () => {
       server = await startPostgresServer(path);
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       await server?.remove();
     });

@@ -57,6 +57,8 @@ function startReplica(index: number, options: ReplicaOptions, membersConfig: str
       MEMBERS_CONFIG: membersConfig,
       DATA_DIR: join(options.dir, `replica-${index}`),
       REDIS_URL: options.redisUrl,
+      // Replicas share history through DATABASE_URL; these tests are about Redis, so none is opened.
+      HISTORY: 'false',
       ...options.env,
     },
   });
