@@ -562,6 +562,9 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
 function optionalNotifications(settings: ChannelSettingValues, variables: Variables, cwd: string): Pick<ChannelConfig, 'notifications' | 'notificationsAllowLoopback' | 'notificationsReplayToken'> {
   const allowLoopback = settings.notificationsAllowLoopback;
   const notifications = loadNotificationsConfig(resolve(cwd, settings.notificationsConfig), { required: variables.value('NOTIFICATIONS_CONFIG') !== undefined, allowLoopback });
+  if (notifications !== undefined && notifications.destinations.length > 0 && !settings.history) {
+    throw new ConfigError(variables.sourceOf('HISTORY'), 'HISTORY', `expected true (the default) while ${settings.notificationsConfig} names destinations: their outbox is kept in the history's database`);
+  }
   const replayToken = settings.notificationsReplayToken;
   return {
     ...(notifications === undefined ? {} : { notifications }),

@@ -69,6 +69,9 @@ export class NotificationOutbox implements OutboxStore {
   readonly #now: () => number;
   /** The destinations of each kind. */
   readonly #subscribers = new Map<NotificationKind, string[]>();
+  /** Deliveries taken, waiting for their write (see delivered()). */
+  readonly #delivered: Array<{ id: number; attempt: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  #writingDelivered = false;
 
   constructor(options: NotificationOutboxOptions) {
     this.#db = options.db;
@@ -140,9 +143,36 @@ export class NotificationOutbox implements OutboxStore {
       }));
   }
 
-  async delivered(id: number, attempt: AttemptRecord): Promise<void> {
-    const at = new Date(attempt.atMs);
-    await this.#finish(id, attempt, { state: 'delivered', delivered_at: at });
+  /**
+   * Written in groups: while one UPDATE is under way, the deliveries taken meanwhile wait for the next,
+   * which writes them all (under load, one statement for many deliveries rather than one each).
+   */
+  delivered(id: number, attempt: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#delivered.push({ id, attempt, resolve, reject });
+      if (!this.#writingDelivered) void this.#writeDelivered();
+    });
+  }
+
+  async #writeDelivered(): Promise<void> {
+    this.#writingDelivered = true;
+    try {
+      for (let batch = this.#delivered.splice(0, ROWS_PER_INSERT); batch.length > 0; batch = this.#delivered.splice(0, ROWS_PER_INSERT)) {
+        try {
+          const rows = batch.map(({ id, attempt }) => sql`(${id}::bigint, ${new Date(attempt.atMs)}::timestamptz, ${attempt.status}::integer)`);
+          await sql`
+            UPDATE notification_delivery AS d
+            SET state = 'delivered', attempts = d.attempts + 1, lease_until = NULL, last_attempt_at = v.at, last_status = v.status, last_error = NULL, delivered_at = v.at
+            FROM (VALUES ${sql.join(rows)}) AS v (id, at, status)
+            WHERE d.id = v.id AND d.state = 'pending'`.execute(this.#db());
+          for (const { resolve } of batch) resolve();
+        } catch (error) {
+          for (const { reject } of batch) reject(error);
+        }
+      }
+    } finally {
+      this.#writingDelivered = false;
+    }
   }
 
   async retry(id: number, attempt: AttemptRecord, nextAttemptAtMs: number): Promise<void> {
@@ -153,7 +183,7 @@ export class NotificationOutbox implements OutboxStore {
     await this.#finish(id, attempt, { state: 'dead' });
   }
 
-  async #finish(id: number, attempt: AttemptRecord, change: { state?: DeliveryState; delivered_at?: Date; next_attempt_at?: Date }): Promise<void> {
+  async #finish(id: number, attempt: AttemptRecord, change: { state?: DeliveryState; next_attempt_at?: Date }): Promise<void> {
     await this.#db()
       .updateTable('notification_delivery')
       .set({ ...change, attempts: sql`attempts + 1`, lease_until: null, last_attempt_at: new Date(attempt.atMs), last_status: attempt.status, last_error: attempt.error })
@@ -165,6 +195,11 @@ export class NotificationOutbox implements OutboxStore {
   async release(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
     await this.#db().updateTable('notification_delivery').set({ lease_until: null }).where('id', 'in', [...ids]).where('state', '=', 'pending').execute();
+  }
+
+  async dueNow(destination: string): Promise<void> {
+    const now = new Date(this.#now());
+    await this.#db().updateTable('notification_delivery').set({ next_attempt_at: now }).where('destination', '=', destination).where('state', '=', 'pending').where('next_attempt_at', '>', now).execute();
   }
 
   /** Pending and dead deliveries per destination (the metrics' gauges). */

@@ -2,14 +2,17 @@
  * The delivery worker: takes due deliveries from the outbox, destination by destination, and sends
  * them — at most `concurrency` in flight per destination, none to a destination that asked for a
  * pause (its rate limit, Retry-After) — then records each outcome: delivered, to be retried (retry.ts),
- * or dead. A claimed delivery is leased to this process for one attempt's deadline and a margin, so
- * that one replica sends it; if the process dies, the lease runs out and it is sent again, with the
- * same `webhook-id` (at least once). It looks for work when told (`wake()`: an event was recorded
- * here), after each delivery, and every `pollIntervalMs` (events recorded by another replica).
+ * or dead. It claims up to twice a destination's concurrency at once (one statement for many
+ * deliveries), and a claimed delivery is leased to this process for two attempts' deadlines and a
+ * margin — one to wait for a free slot, one to be sent — so that one replica sends it; if the process
+ * dies, the lease runs out and it is sent again, with the same `webhook-id` (at least once). It looks
+ * for work when told (`wake()`: an event was recorded here), after each delivery, and every
+ * `pollIntervalMs` (events recorded by another replica).
  *
  * `close(deadline)` drains: it goes on sending what is due until nothing is, or until the deadline;
  * then the attempts in flight are stopped and their deliveries released, uncounted, for the next start.
  */
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { attemptDelivery, createSender, type AttemptOutcome, type Sender } from './attempt.js';
 import type { Destination, NotificationsConfig } from './destinations.js';
@@ -44,6 +47,8 @@ export interface OutboxStore {
   dead(id: number, attempt: AttemptRecord): Promise<void>;
   /** Back to due at once, the attempt not counted (a shutdown stopped it). */
   release(ids: readonly number[]): Promise<void>;
+  /** Every pending delivery of `destination` due now (it answers again: its backlog need not wait out its backoff). */
+  dueNow(destination: string): Promise<void>;
 }
 
 /** Told of every outcome (metrics). */
@@ -79,6 +84,8 @@ interface Lane {
   sender: Sender;
   concurrency: number;
   inFlight: Set<Promise<void>>;
+  /** Claimed and leased, waiting for a free slot. */
+  queue: ClaimedDelivery[];
   heldUntilMs: number;
   /** The claim under way, if any (one at a time per destination). */
   claiming: Promise<number> | undefined;
@@ -101,10 +108,14 @@ export class DeliveryWorker {
   constructor(options: DeliveryWorkerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#leaseMs = options.config.delivery.attemptTimeoutMs + LEASE_MARGIN_MS;
+    this.#leaseMs = 2 * options.config.delivery.attemptTimeoutMs + LEASE_MARGIN_MS;
+    let attemptsAtOnce = 0;
     for (const destination of options.config.destinations) {
-      this.#lanes.set(destination.name, { sender: createSender(destination), concurrency: destination.concurrency, inFlight: new Set(), heldUntilMs: 0, claiming: undefined, failing: false });
+      attemptsAtOnce += destination.concurrency;
+      this.#lanes.set(destination.name, { sender: createSender(destination), concurrency: destination.concurrency, inFlight: new Set(), queue: [], heldUntilMs: 0, claiming: undefined, failing: false });
     }
+    // Every attempt in flight listens to the stop signal (its deadline's caller signal).
+    setMaxListeners(attemptsAtOnce + 1, this.#stop.signal);
   }
 
   /** Starts looking at the outbox (now, then every poll interval). */
@@ -148,12 +159,13 @@ export class DeliveryWorker {
         const claimed = await Promise.race<number[] | 'deadline'>([Promise.all([...this.#lanes.values()].map((lane) => this.#fill(lane))), deadline]);
         if (claimed === 'deadline') break;
         const inFlight = [...this.#lanes.values()].flatMap((lane) => [...lane.inFlight]);
-        if (inFlight.length === 0 && claimed.every((count) => count === 0)) return true;
+        if (inFlight.length === 0 && claimed.every((count) => count === 0) && [...this.#lanes.values()].every((lane) => lane.queue.length === 0)) return true;
         if ((await Promise.race([Promise.race(inFlight.length === 0 ? [Promise.resolve()] : inFlight), deadline])) === 'deadline') break;
       }
       this.#stop.abort();
-      // Each stopped attempt releases its delivery; wait for those writes (they do not wait for a receiver).
-      await Promise.all([...this.#lanes.values()].flatMap((lane) => [...lane.inFlight, ...(lane.claiming === undefined ? [] : [lane.claiming])]));
+      // Each stopped attempt releases its delivery, and what waited for a slot is released; wait for
+      // those writes (they do not wait for a receiver).
+      await Promise.all([...this.#lanes.values()].flatMap((lane) => [...lane.inFlight, ...(lane.claiming === undefined ? [] : [lane.claiming]), this.#releaseQueue(lane)]));
       return false;
     } finally {
       this.#stop.abort();
@@ -161,15 +173,16 @@ export class DeliveryWorker {
     }
   }
 
-  /** Claims what the lane has room for; resolves with the number claimed. */
+  /** Starts what waits for a slot; claims more once nothing waits; resolves with the number claimed. */
   #fill(lane: Lane): Promise<number> {
+    this.#startQueued(lane);
     if (lane.claiming !== undefined) return lane.claiming;
-    const free = lane.concurrency - lane.inFlight.size;
-    if (this.#stop.signal.aborted || free <= 0 || this.#now() < lane.heldUntilMs) return Promise.resolve(0);
-    const claiming = this.#options.store.claim(lane.sender.destination.name, free, this.#leaseMs).then(
+    if (this.#stop.signal.aborted || lane.queue.length > 0 || this.#now() < lane.heldUntilMs) return Promise.resolve(0);
+    const claiming = this.#options.store.claim(lane.sender.destination.name, 2 * lane.concurrency - lane.inFlight.size, this.#leaseMs).then(
       (deliveries) => {
         this.#storeRecovered();
-        for (const delivery of deliveries) this.#deliver(lane, delivery);
+        lane.queue.push(...deliveries);
+        this.#startQueued(lane);
         return deliveries.length;
       },
       (error: unknown) => {
@@ -183,6 +196,21 @@ export class DeliveryWorker {
     return lane.claiming;
   }
 
+  #startQueued(lane: Lane): void {
+    while (lane.inFlight.size < lane.concurrency && !this.#stop.signal.aborted && this.#now() >= lane.heldUntilMs) {
+      const next = lane.queue.shift();
+      if (next === undefined) return;
+      this.#deliver(lane, next);
+    }
+  }
+
+  /** Gives back what waits for a slot (a hold, a stop): another worker may take it at once. */
+  async #releaseQueue(lane: Lane): Promise<void> {
+    const queued = lane.queue.splice(0);
+    if (queued.length === 0) return;
+    await this.#options.store.release(queued.map((delivery) => delivery.id)).catch((error: unknown) => this.#storeFailed('could not release deliveries (they are sent once their lease ends)', error));
+  }
+
   #deliver(lane: Lane, delivery: ClaimedDelivery): void {
     const run = (async () => {
       const outcome = await attemptDelivery(lane.sender, delivery.event, {
@@ -191,7 +219,11 @@ export class DeliveryWorker {
         signal: this.#stop.signal,
         now: this.#now,
       });
-      if (outcome.holdDestinationMs !== undefined) lane.heldUntilMs = Math.max(lane.heldUntilMs, this.#now() + Math.min(outcome.holdDestinationMs, MAX_HOLD_MS));
+      if (outcome.holdDestinationMs !== undefined) {
+        lane.heldUntilMs = Math.max(lane.heldUntilMs, this.#now() + Math.min(outcome.holdDestinationMs, MAX_HOLD_MS));
+        // Held longer than their lease could last: what waits is given back.
+        void this.#releaseQueue(lane);
+      }
       if (!outcome.delivered && this.#stop.signal.aborted) {
         await this.#options.store.release([delivery.id]);
         return;
@@ -215,7 +247,9 @@ export class DeliveryWorker {
       observer?.delivered(destination.name);
       if (lane.failing) {
         lane.failing = false;
-        logger.info({ destination: destination.name }, `notifications to ${destination.name} are delivered again`);
+        logger.info({ destination: destination.name }, `notifications to ${destination.name} are delivered again; its backlog is sent now`);
+        await store.dueNow(destination.name);
+        void this.#fill(lane);
       }
       return;
     }

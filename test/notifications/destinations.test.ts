@@ -128,6 +128,13 @@ describe('notifications.json', () => {
     expect(destination?.type === 'discord' && destination.templates['supporter.joined']).toEqual({ ...DEFAULT_DISCORD_TEMPLATES['supporter.joined'], description: '{name} gives {amount}', color: 0x112233 });
   });
 
+  it('destinations need the history (their outbox is in its database)', async () => {
+    const { error, load } = await withFile({ destinations: [webhook()] }, { HISTORY: 'false' });
+    expect(error().message).toBe("environment: HISTORY: expected true (the default) while notifications.json names destinations: their outbox is kept in the history's database");
+    await withFile({ destinations: [] }, { HISTORY: 'false' });
+    expect(load().notifications?.destinations).toEqual([]);
+  });
+
   it('delivery settings are bounded', async () => {
     const { load } = await withFile({ destinations: [], delivery: { attemptTimeoutMs: 500, firstRetryDelayMs: 10, maxRetryDelayMs: 100, retryForMs: 1000 } });
     expect(load().notifications?.delivery).toEqual({ attemptTimeoutMs: 500, firstRetryDelayMs: 10, maxRetryDelayMs: 100, retryForMs: 1000 });

@@ -204,6 +204,19 @@ describeOnDatabases('the notifications outbox', (backend) => {
     expect(reached?.data).toEqual({ goal: { id: 'four', title: 'Four patrons', metric: 'members', platform: null, target: 4, current: 4, progress: 1 } });
   });
 
+  it('a destination that answers again gets its backlog at once, not after its backoff', async () => {
+    let down = true;
+    const target = await receiver(() => (down ? { status: 503 } : { status: 204 }));
+    const h = await harness({ destinations: [webhook('crm', target)], delivery: { firstRetryDelayMs: 60_000, maxRetryDelayMs: 60_000, retryForMs: 3_600_000 } });
+    await h.refresh([patron('1'), patron('2'), patron('3'), patron('4')]);
+    await eventually('three failed attempts', () => h.counts.retried === 3, { detail: () => JSON.stringify({ counts: h.counts, received: target.received.length }) });
+    down = false;
+    // The next event is tried at once and taken: the three that wait a minute for their retry follow it now.
+    await h.refresh([patron('1'), patron('2'), patron('3'), patron('4'), patron('5')]);
+    await eventually('the backlog', () => h.counts.delivered === 4, { timeoutMs: 15_000 });
+    expect(new Set(idsOf(target)).size).toBe(4);
+  });
+
   it("a Discord destination waits out its rate limit: an empty bucket holds the next message until the reset", async () => {
     const target = await receiver((index) => (index === 0 ? { status: 204, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1.2' } } : { status: 204 }));
     const discord: Destination = { name: 'welcome', type: 'discord', url: `${target.url}/api/webhooks/1/token`, events: ALL_KINDS, fields: new Set(['name']), concurrency: 1, templates: DEFAULT_DISCORD_TEMPLATES };
