@@ -14,7 +14,7 @@ import { createChannelApp, type ChannelApp } from '../../src/app.js';
 import type { Destination } from '../../src/notifications/destinations.js';
 import { NOTIFICATION_FIELDS } from '../../src/notifications/events.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { makeDataDir, request, silentLogger, testConfig } from '../http/harness.js';
+import { makeDataDir, request, silentLogger, testConfig, validator } from '../http/harness.js';
 import { describeOnDatabases } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startNotificationReceiver, webhookSecret, type NotificationReceiver } from '../support/notification-receiver.js';
@@ -96,6 +96,8 @@ describeOnDatabases('notifications through the app', (backend) => {
     expect(new Set(ids).size).toBe(changes.length);
     const kinds = crm.received.map((request) => verifyChannelWebhook(request.raw, request.headers, SECRET).event.type).sort();
     expect(kinds).toEqual(changes.map((change) => `supporter.${change.kind}`).sort());
+    // Every field a webhook may carry, as the contract's webhooks declare them.
+    for (const received of crm.received) expect(validator.validateWebhook(received.headers, received.raw.toString())).toEqual([]);
 
     await eventually('the broken destination\'s dead letters', async () => (await app.notifications.outbox.counts()).some((row) => row.destination === 'broken' && row.state === 'dead' && row.count === changes.length));
 

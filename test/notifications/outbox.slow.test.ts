@@ -20,6 +20,7 @@ import { createNotifications, type Notifications } from '../../src/notifications
 import { createSafeAgent } from '../../src/notifications/safe-agent.js';
 import { NotificationOutbox } from '../../src/notifications/outbox.js';
 import { DeliveryWorker } from '../../src/notifications/worker.js';
+import { OpenApiResponseValidator } from '../http/openapi-validator.js';
 import { describeOnDatabases } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startNotificationReceiver, webhookSecret, type NotificationReceiver, type ReceiverAnswer, type ReceivedNotification } from '../support/notification-receiver.js';
@@ -64,7 +65,7 @@ describeOnDatabases('the notifications outbox', (backend) => {
     return started;
   }
 
-  async function harness(options: { destinations: Destination[]; delivery?: Partial<DeliverySettings>; goals?: Goal[]; initial?: Supporter[]; database?: Awaited<ReturnType<typeof backend.fresh>> }): Promise<Harness> {
+  async function harness(options: { destinations: Destination[]; delivery?: Partial<DeliverySettings>; goals?: Goal[]; initial?: Supporter[]; database?: Awaited<ReturnType<typeof backend.fresh>>; logger?: typeof silent }): Promise<Harness> {
     let patrons = options.initial ?? [patron('1')];
     let clock = Date.parse('2026-03-01T12:00:00Z');
     const membership: UpstreamSource<SupportersSnapshot> = { name: 'membership', fetch: async () => ({ platform: 'membership', supporters: [...patrons], tiers: TIERS, fetchedAt: new Date(clock).toISOString() }) };
@@ -78,7 +79,7 @@ describeOnDatabases('the notifications outbox', (backend) => {
       config: { destinations: options.destinations, delivery: { ...FAST, ...options.delivery } },
       allowLoopback: true,
       history,
-      logger: silent,
+      logger: options.logger ?? silent,
       observer: { delivered: () => (counts.delivered += 1), retried: () => (counts.retried += 1), dead: () => (counts.dead += 1) },
       pollIntervalMs: 50,
     });
@@ -181,7 +182,7 @@ describeOnDatabases('the notifications outbox', (backend) => {
     expect(await h.notifications.outbox.replayDead()).toBe(0);
   });
 
-  it('every delivery verifies with the standardwebhooks verifier, for every kind, goals included, with the destination\'s fields only', async () => {
+  it('every delivery verifies with the standardwebhooks verifier and conforms to the contract\'s webhooks, for every kind, goals included, with the destination\'s fields only', async () => {
     const verified: unknown[] = [];
     const target = await receiver((_index, request) => {
       try {
@@ -202,6 +203,32 @@ describeOnDatabases('the notifications outbox', (backend) => {
     expect(upgraded?.data).toEqual({ supporter: { name: 'P1', tier: { id: 't10', title: 'Super fan' } }, previous: { tier: { id: 't5', title: 'Fan' } } });
     const reached = target.received.map(bodyOf).find((body) => body.type === 'goal.reached');
     expect(reached?.data).toEqual({ goal: { id: 'four', title: 'Four patrons', metric: 'members', platform: null, target: 4, current: 4, progress: 1 } });
+    // Each as openapi/channel-api.yaml's webhooks declare it: headers and body.
+    const contract = new OpenApiResponseValidator();
+    for (const request of target.received) expect(contract.validateWebhook(request.headers, request.raw.toString()), bodyOf(request).type).toEqual([]);
+  });
+
+  it("what a failing destination leaves in the log and the outbox names neither its secret nor its URL's tokens, and never quotes its answer", async () => {
+    const MARKER = 'answer-body-marker';
+    const target = await receiver((index) =>
+      index % 2 === 0
+        ? { status: 500, headers: { 'content-type': 'text/plain' }, body: `${MARKER} ${SECRET} stack trace` }
+        : { status: 429, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: MARKER, retry_after: 0.01, global: false }) },
+    );
+    const logged: string[] = [];
+    const capture = (...args: unknown[]): void => void logged.push(JSON.stringify(args));
+    const crm = webhook('crm', target, { url: `${target.url}/hooks/path-token-value?key=query-token-value`, events: new Set(['supporter.joined']) });
+    const discord: Destination = { name: 'welcome', type: 'discord', url: `${target.url}/api/webhooks/1/discord-token-value`, events: new Set(['supporter.joined']), fields: new Set(['name']), concurrency: 1, templates: DEFAULT_DISCORD_TEMPLATES };
+    const h = await harness({ destinations: [crm, discord], delivery: { retryForMs: 400 }, logger: { info: capture, warn: capture, error: capture } });
+    await h.refresh([patron('1'), patron('2')]);
+    await eventually('both dead letters', () => h.counts.dead === 2, { timeoutMs: 15_000 });
+    const rows = await h.deliveryRows();
+    expect(rows.map((row) => row.state)).toEqual(['dead', 'dead']);
+    for (const row of rows) expect(row.last_error).toMatch(/^answered (429|500)$/);
+    // The log says what happened: each destination failing, each dead letter.
+    expect(logged.filter((line) => line.includes('dead letter'))).toHaveLength(2);
+    const written = [...logged, ...rows.map((row) => JSON.stringify(row))].join('\n');
+    for (const secret of [MARKER, SECRET, 'path-token-value', 'query-token-value', 'discord-token-value', 'stack trace']) expect(written).not.toContain(secret);
   });
 
   it('a destination that answers again gets its backlog at once, not after its backoff', async () => {
