@@ -3,11 +3,12 @@ import { dbPreset } from './scripts/codegen-db.js';
 import { openApiPreset } from './scripts/codegen-openapi.js';
 
 /**
- * Everything under generated/, for the graphql-codegen CLI: `npm run codegen` (graphql-codegen),
- * `npm run codegen:check` (graphql-codegen --check) and `npm run dev` (its watch mode) all read this.
+ * Everything under generated/, for graphql-codegen: `npm run codegen` (the CLI), `npm run codegen:check`
+ * (its check mode) and `npm run dev` (its programmatic API) all read this.
  * The GraphQL projects use the codegen plugins; `openapi/*.yaml` go through openapi-typescript in a
- * preset of ours (scripts/codegen-openapi.ts), and `db/migrations/*.sql` through kysely-codegen in another
- * (scripts/codegen-db.ts).
+ * preset of ours (scripts/codegen-openapi.ts), as do the upstream platforms' `openapi/upstreams/*.yaml`,
+ * whose schemas it also compiles into runtime validators (scripts/codegen-validators.ts), and
+ * `db/migrations/*.sql` go through kysely-codegen in another (scripts/codegen-db.ts).
  */
 const out = 'generated';
 
@@ -108,6 +109,14 @@ const config: CodegenConfig = {
       preset: openApiPreset,
       presetConfig: { contractsDir: 'openapi' },
       watchPattern: 'openapi/*.yaml',
+      plugins: [],
+    },
+    // The upstream platforms' contracts: their types, and validators compiled from the same schemas.
+    [`${out}/upstreams/`]: {
+      schema: 'schema/*.graphql',
+      preset: openApiPreset,
+      presetConfig: { contractsDir: 'openapi/upstreams', validators: true },
+      watchPattern: 'openapi/upstreams/*.yaml',
       plugins: [],
     },
     [`${out}/db/`]: {

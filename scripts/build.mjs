@@ -16,10 +16,9 @@
  *                                       levels above dist/<dir>/<dir>/: a build copies none of them),
  *                                       and one that only a build made (it holds a record) or that
  *                                       does not exist yet, since a build replaces it whole.
- *                                       `npm run dev` builds into .dev-build/ (scripts/dev-start.mjs)
- *                                       and `npm test` into .test-dist/ (its global
- *                                       setup, test/support/global-build.ts), so the suite never
- *                                       swaps dist/ under a running `npm start`, nor `npm start` or
+ *                                       `npm test` builds into .test-dist/ (its global setup,
+ *                                       test/support/global-build.ts), so the suite never swaps
+ *                                       dist/ under a running `npm start`, nor `npm start` or
  *                                       `npm run build` swaps the tests' build under a test.
  *
  * A transpile, not a compile: no type is checked here (that is `npm run typecheck`, which CI runs)
@@ -51,7 +50,7 @@ const DIST = 'dist';
 /** The record of the inputs, inside the output directory. */
 const RECORD = '.build-inputs.json';
 /** The service's modules: what `dist/src/main.js` and the example entries import. */
-const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'generated/db', 'examples'];
+const SERVICE_SOURCES = ['src', 'generated/channel', 'generated/starwars', 'generated/upstreams', 'generated/db', 'examples'];
 /**
  * The workspace packages the service imports, each with what its tsconfig.json compiles (its src/
  * and the codegen output it ships), laid out as tsc lays it out in the package's dist/ (paths from
@@ -321,23 +320,6 @@ async function main() {
   }
   process.stderr.write(`building ${outDir}/: ${reason}\n`);
   return build(inputs, outDir, printToStderr);
-}
-
-/**
- * `--if-stale --out-dir <outDir>` in the calling process, for `npm run dev` (scripts/dev-start.mjs):
- * esbuild's service stays up between its builds, so a rebuild costs the transpile, not a cold start.
- * @param {string} outDir
- * @param {(text: string) => void} report what the build says: esbuild's warnings and errors (each with file:line:column)
- * @returns {Promise<number>} the exit code the command line would give
- */
-export async function buildIfStale(outDir, report) {
-  const parsed = await parseArguments(['--out-dir', outDir]);
-  if ('error' in parsed) {
-    report(`${parsed.error}\n`);
-    return 2;
-  }
-  const inputs = await currentInputs();
-  return (await staleness(inputs, parsed.outDir)) === undefined ? 0 : build(inputs, parsed.outDir, report);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

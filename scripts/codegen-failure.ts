@@ -1,10 +1,15 @@
 /**
- * codegen.ts's onError hook: one clear message instead of the CLI's task tree and stack traces.
- * The SDL and operations of every output are diagnosed again with file and line
- * (scripts/graphql-diagnostics.ts); when they hold no problem (a plugin or OpenAPI failure), the
- * CLI's own message is shown without its stack.
+ * Why a codegen run failed, in one clear message instead of the CLI's task tree and stack traces:
+ * the SDL and operations of every output are diagnosed again with file and line
+ * (scripts/graphql-diagnostics.ts), and the OpenAPI contracts' YAML too (openapi-typescript's error
+ * would not say where); when they hold no problem (a plugin failure), the CLI's own message is shown
+ * without its stack. codegen.ts's onError hook prints it (`npm run codegen`), and `npm run dev` prints
+ * the same lines when one of its runs fails.
  */
+import { readFile } from 'node:fs/promises';
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { glob } from 'tinyglobby';
+import { parseDocument } from 'yaml';
 import { diagnoseProjects, formatDiagnostic, type GraphQLProject } from './graphql-diagnostics.js';
 
 const asList = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
@@ -30,9 +35,26 @@ export function withoutStack(text: string): string {
     .join('\n');
 }
 
-/** Prints why codegen failed, once, to stderr. */
+/** YAML errors of the OpenAPI contracts, as `file:line:column message`. */
+async function contractProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of (await glob(['openapi/*.yaml'])).sort()) {
+    for (const error of parseDocument(await readFile(file, 'utf8')).errors) {
+      const [start] = error.linePos ?? [];
+      problems.push(`${file}:${start?.line ?? 1}:${start?.col ?? 1} ${error.message.split('\n')[0] ?? ''}`);
+    }
+  }
+  return problems;
+}
+
+/** Why a run failed, line by line: with file and line where the inputs say, else the CLI's message. */
+export async function codegenFailureLines(config: CodegenConfig, cliMessage: string): Promise<string[]> {
+  const problems = [...(await diagnoseProjects(projectsOf(config))).map(formatDiagnostic), ...(await contractProblems())];
+  return problems.length > 0 ? problems : withoutStack(cliMessage).split('\n');
+}
+
+/** Prints why codegen failed, once, to stderr, and how to run it again. */
 export async function reportCodegenFailure(config: CodegenConfig, cliMessage: string): Promise<void> {
-  const diagnostics = await diagnoseProjects(projectsOf(config));
-  const detail = diagnostics.length > 0 ? diagnostics.map(formatDiagnostic).join('\n') : withoutStack(cliMessage);
-  process.stderr.write(`codegen failed:\n${detail}\n`);
+  const lines = await codegenFailureLines(config, cliMessage);
+  process.stderr.write(`codegen failed:\n${lines.join('\n')}\n`);
 }

@@ -1,298 +1,328 @@
 /**
- * `npm run dev [-- <entry>]` (through scripts/dev.mjs, which starts the dev build and the first
- * server process first): the schema-first loop in one terminal, every failure shown where the user
- * is looking, one banner with the URLs once the server answers.
- * - [codegen] graphql-codegen on codegen.ts (SDL, operations and `openapi/*.yaml`) in a child process
- *   of its own (scripts/dev-codegen.ts): a save regenerates the outputs it touches; generated/ is
- *   regenerated when deleted. A failed run is printed as `file:line:column message`, and the server
- *   keeps what it serves. Its start-up check (generated/ against its fingerprint) is made here, so
- *   that the process can start after the first typecheck when there is nothing to generate.
- * - [schema] every regeneration is classified against the last release, as `npm run schema:check` does.
- * - [server] the server (`src/main.ts`, or `<entry>`) with NODE_ENV=development unless NODE_ENV is set
- *   (scripts/dev-server.ts), in plain Node from the dev build (.dev-build/): a regenerated SDL is
- *   swapped into the running server; a change to its code (src/, each package's src/, examples/)
- *   rebuilds and starts a new server, which replaces the running one only if the code builds and loads.
- * - [types] the native TypeScript compiler (`tsgo --watch`, @typescript/native-preview; `tsc --watch`
- *   where it is not installed) on the whole tree, packages included (tsconfig.dev.json), started once
- *   the server's first start is over, at a lower CPU priority than the server: a resolver missing
- *   for a new field is named as `Type.field` with the file to add it to. `npm run typecheck` (tsc -b)
- *   stays the authority, as in CI.
- * Server log lines (pino's JSON) are printed by pino-pretty when this terminal is one. Only one
- * `npm run dev` runs per working tree (scripts/dev-lock.ts). Ctrl-C (SIGINT) or SIGTERM stops every
- * child and exits 0 once they are all gone.
+ * `npm run dev [-- <entry>]`: the schema-first loop in one terminal, each line prefixed by the part
+ * that wrote it. Three standard tools do the work, and this file only joins them:
+ * - [codegen] graphql-codegen's programmatic API on codegen.ts: every output once at start, then the
+ *   outputs whose inputs a save touched (SDL, operations, `openapi/*.yaml`, or the output deleted). A
+ *   failed run says where (`file:line:column`), and the server keeps what it serves.
+ * - [server] the server (`src/main.ts`, or `<entry>`, with NODE_ENV=development unless NODE_ENV is
+ *   set) in plain Node, from esbuild's bundle of it in `.dev-build/` (the dependencies stay in
+ *   node_modules). A regenerated SDL is swapped into the running server (src/lib/dev-loop.ts): the
+ *   same process, its snapshots, open subscriptions and sandbox kept. A save of anything the bundle
+ *   reads (code, the trusted documents' manifest) rebuilds it, and only a bundle that changed
+ *   restarts the server; code that does not build leaves the running server answering.
+ * - [schema] after each regeneration, the schema classified against the last release (schema:check).
+ * - [types] TypeScript 7's compiler in watch mode on the whole tree (tsconfig.dev.json): a resolver
+ *   missing for a new field is named as `Type.field` with the file to add it to. `npm run typecheck`
+ *   (tsc -b) stays the authority, as in CI.
+ * Codegen's first run waits for the server's first answer (or failed start): it loads the CLI and its
+ * plugins in this process, whose event loop also starts the server.
+ * One @parcel/watcher subscription (the watcher the codegen CLI uses) sees every save.
+ * Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import * as watcher from '@parcel/watcher';
+import * as esbuild from 'esbuild';
+import { glob } from 'tinyglobby';
+import codegenConfig from '../codegen.js';
 import type { DevServerReport } from '../src/lib/dev-loop.js';
-import type { CodegenMessage, CodegenRequest } from './dev-codegen.js';
-import type * as DevDiagnosis from './dev-diagnosis.js';
 import { acquireDevLock } from './dev-lock.js';
-import { DEV_BUILD_DIR, devEntry, devServerEnv } from './dev-start.mjs';
-import { createDevServer } from './dev-server.js';
 import { missingResolverHint } from './missing-resolvers.js';
 
 const startedAt = performance.now();
-const entry = devEntry();
-/** Ctrl-C signals the whole process group: children get a moment to stop on their own first. */
-const ownStopMs = 1_000;
-/** How long a child may take to exit after SIGTERM before it is killed. */
-const stopGraceMs = 5_000;
-/** A save touches a few files within milliseconds (write, rename): one server restart per burst. */
-const codeSettleMs = 40;
-/** The directories whose code the server runs (a change there restarts it). */
-// A package's sources, not the package: the type checker writes its declarations under packages/*/dist.
-const PACKAGE_SOURCES = readdirSync('packages', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join('packages', entry.name, 'src'));
-const CODE_DIRS = ['src', ...PACKAGE_SOURCES, 'examples', dirname(entry)]
-  .map((dir) => relative('.', dir) || '.')
-  .filter((dir, index, dirs) => existsSync(dir) && !dirs.some((other, at) => at < index && (dir === other || dir.startsWith(`${other}/`))));
-const CODE_FILE = /\.(?:[cm]?[jt]s|json)$/;
-/** The checker's niceness: the server and codegen come first on a busy machine. */
-const TYPES_NICENESS = 10;
-/** tsgo's type checkers working in parallel (see startTypes). */
-const NATIVE_CHECKERS = 2;
-/** How tsc and tsgo in watch mode end a full check: `… - Found 0 errors. Watching for file changes.` */
-const CHECK_DONE = / - Found \d+ errors?\./;
+const root = process.cwd();
+const entry = relative(root, resolve(process.argv[2] ?? 'src/main.ts'));
+const BUILD_DIR = '.dev-build';
+/** Where the bundle of the entry is: the project's layout kept, so paths the code takes from import.meta.url hold. */
+const bundle = join(BUILD_DIR, entry.replace(/\.[cm]?ts$/, '.js'));
+/** How long the server may take to close after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 5_000;
+/** Never watched: dependencies, builds, records. */
+const IGNORED = ['.git', 'node_modules', BUILD_DIR, '.dev-loop', 'dist', '.test-dist', 'coverage', '.scratch', 'packages/*/dist', '**/*.tsbuildinfo', '.eslintcache'];
 
-function log(label: string, line: string): void {
-  process.stdout.write(`[${label}] ${line}\n`);
+const log = (label: string, line: string): void => void process.stdout.write(`[${label}] ${line}\n`);
+const elapsed = (since: number): number => Math.round(performance.now() - since);
+
+if (entry.startsWith('..')) {
+  process.stderr.write(`[dev] ${process.argv[2]} is outside the project: npm run dev serves an entry of the project\n`);
+  process.exit(2);
 }
-
+// No tool keeps a second loop out of the tree: two would write generated/ at once and fight over the port.
 const lock = acquireDevLock(join('.dev-loop', 'dev.lock'));
 if (!lock.acquired) {
   const { pid, since } = lock.owner;
-  process.stderr.write(
-    `[dev] refused: npm run dev is already running in this directory (pid ${pid}, since ${since}).\n` +
-      '[dev] Two would regenerate generated/ at the same time and fight over the port. Stop the other one first\n' +
-      `[dev] (Ctrl-C in its terminal, or kill ${pid}); a lock left by a process that is gone is taken over by itself.\n`,
-  );
+  process.stderr.write(`[dev] refused: npm run dev is already running in this directory (pid ${pid}, since ${since}); stop it first (Ctrl-C in its terminal, or kill ${pid})\n`);
   process.exit(1);
 }
 const releaseLock = lock.release;
+process.once('exit', releaseLock);
 
-/** pino's JSON lines, as pino-pretty prints them, when a person is watching this terminal. */
+/** The server logs JSON lines unless its own output is a terminal (here it is a pipe): pino-pretty's, when a person watches this one. */
 const pretty = process.stdout.isTTY
   ? (await import('pino-pretty')).prettyFactory({ colorize: !process.env.NO_COLOR, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
   : undefined;
 function printServerLine(line: string): void {
-  if (pretty !== undefined && line.startsWith('{')) {
-    try {
-      process.stdout.write(`[server] ${pretty(JSON.parse(line) as object).trimEnd()}\n`);
-      return;
-    } catch {
-      // Not a log line: printed as it is.
-    }
+  if (pretty === undefined || !line.startsWith('{')) return log('server', line);
+  try {
+    log('server', pretty(JSON.parse(line) as object).trimEnd());
+  } catch {
+    log('server', line);
   }
-  log('server', line);
 }
 
-const children: ChildProcess[] = [];
-const watchers: FSWatcher[] = [];
+/** Prints a child's lines (blank ones dropped) through `print`. */
+function printLines(child: ChildProcess, print: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && print(line));
+}
+
+// ---- [server]: esbuild's bundle, and the process that runs it (esbuild builds; starting, restarting and swapping are ours) ----
+
+let server: ChildProcess | undefined;
+/** The running server said, once listening, that it swaps a regenerated SDL in; any other is restarted. */
+let reloadable = false;
+let shownUrls: string | undefined;
 let stopping = false;
+/** Settled once the first start is over: the server answers, or it did not build or start. */
+let firstStartOver = (): void => undefined;
+const firstStart = new Promise<void>((resolve) => (firstStartOver = resolve));
 
-/** Starts a child with its output prefixed by `label` (blank lines dropped); `ipc` opens a message channel to it. */
-function startChild(label: string, command: string, args: string[], options: { ipc?: boolean; onLine?: (line: string) => void } = {}): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])] });
-  for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => line.trim() !== '' && (options.onLine ?? ((text: string) => log(label, text)))(line));
-  }
-  children.push(child);
-  child.once('exit', () => children.splice(children.indexOf(child), 1));
-  return child;
+function onServerReport(report: DevServerReport, since: number): void {
+  if (report.kind === 'listening') {
+    reloadable = report.reloadsSchema;
+    const listed = report.urls.map(({ name, url }) => `${name} ${url}`).join(', ');
+    if (shownUrls === undefined) {
+      const width = Math.max(...report.urls.map(({ name }) => name.length));
+      log('dev', `ready in ${elapsed(startedAt)} ms (Ctrl-C stops)`);
+      for (const { name, url } of report.urls) log('dev', `  ${name.padEnd(width)}  ${url}`);
+    } else log('server', `restarted in ${elapsed(since)} ms (pid ${server?.pid}${listed === shownUrls ? '' : `, now at ${listed}`})`);
+    shownUrls = listed;
+    firstStartOver();
+  } else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (pid ${server?.pid} kept: snapshots, subscriptions and sandbox kept)`);
+  else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
 }
 
-/** What says where a failure is and classifies the schema: loaded on the first report (the start does not wait for it). */
-const diagnosis = (): Promise<typeof DevDiagnosis> => import('./dev-diagnosis.js');
-
-const UP_TO_DATE = 'generated/ is up to date (its fingerprint matches its inputs)';
-
-/** Reports of the codegen child, one at a time (a report may print several lines after awaiting). */
-let reports: Promise<void> = Promise.resolve();
-function onCodegenMessage(message: CodegenMessage): void {
-  reports = reports.then(async () => {
-    if (message.kind === 'up-to-date') log('codegen', UP_TO_DATE);
-    else if (message.kind === 'failed') for (const line of await (await diagnosis()).failureLines(message.message)) log('codegen', line);
-    else if (message.kind === 'regenerated') {
-      log('codegen', message.written.length === 0 ? `regenerated in ${message.ms} ms, no file changed` : `regenerated in ${message.ms} ms: ${message.written.join(', ')}`);
-      // The server imports the trusted documents' manifest (JSON): a new one needs a new server.
-      const imported = message.written.filter((file) => file.endsWith('.json'));
-      if (imported.length > 0) server.restart(`${imported.join(', ')} regenerated`);
-      else server.reloadSchema();
-      for (const line of await (await diagnosis()).classification()) log('schema', line);
-    }
-  });
-}
-
-/**
- * The start, in turns: on a machine of two cores each of these slows the one before it down. First
- * the server (the first answer); once its start is over (it listens, or it failed), the checker's
- * first full check (the first type errors); once that is done (or the checker ended), the codegen
- * process when generated/ was current (see checkGenerated), and what only makes later steps faster:
- * the standby server process's loading of the dependencies (the next code edit's restart) and
- * codegen's warm-up (the first SDL save's regeneration).
- */
-let startPhase: 'server' | 'types' | 'warm' = 'server';
-function afterFirstServerStart(): void {
-  if (startPhase !== 'server' || stopping) return;
-  startPhase = 'types';
-  startTypes();
-}
-
-/**
- * codegen's start-up check, made here: when generated/ is what its inputs give (its fingerprint), the
- * codegen process, which only watches from then on, starts with the warm-up, once the first check is
- * done: on two cores one more process loading beside the server delays its first answer by about
- * half a second, and beside the checker its first check. It looks again when it starts, so a save
- * made before is regenerated then. When generated/ is not current, codegen starts at once, to generate.
- */
-let generatedWasCurrent = false;
-async function checkGenerated(): Promise<void> {
-  try {
-    const { generatedIsCurrent } = await import('./codegen-fingerprint.js');
-    generatedWasCurrent = await generatedIsCurrent(process.cwd());
-  } catch {
-    // The codegen process checks again, and says what is wrong.
-    generatedWasCurrent = false;
-  }
-  if (stopping) return;
-  if (!generatedWasCurrent) return startCodegen();
-  log('codegen', UP_TO_DATE);
-  if (startPhase === 'warm') startCodegen(true);
-}
-function afterFirstTypecheck(): void {
-  if (startPhase !== 'types' || stopping) return;
-  startPhase = 'warm';
-  server.preloadStandbys();
-  if (generatedWasCurrent && codegen === undefined) startCodegen(true);
-  else if (codegen?.connected) codegen.send({ kind: 'warm-up' } satisfies CodegenRequest);
-}
-
-/** Restarted when it ends unexpectedly; given up after three such ends within a minute. */
-let codegenEnds: number[] = [];
-let codegen: ChildProcess | undefined;
-/** `saidCurrent`: this loop has said generated/ is up to date, and the process need not say it again. */
-function startCodegen(saidCurrent = false): void {
-  const child = startChild('codegen', process.execPath, ['--import', 'tsx', join('scripts', 'dev-codegen.ts'), ...(saidCurrent ? ['--said-current'] : [])], { ipc: true });
-  codegen = child;
-  if (startPhase === 'warm') child.send({ kind: 'warm-up' } satisfies CodegenRequest);
-  child.on('message', onCodegenMessage);
+function startServer(): void {
+  const since = performance.now();
+  reloadable = false;
+  const child = fork(bundle, [], { execArgv: ['--enable-source-maps'], env: { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  server = child;
+  printLines(child, printServerLine);
+  child.on('message', (report: DevServerReport) => onServerReport(report, since));
   child.once('exit', (code, signal) => {
-    if (stopping) return;
-    codegenEnds = [...codegenEnds.filter((at) => at > Date.now() - 60_000), Date.now()];
-    if (codegenEnds.length >= 3) return log('codegen', `exited (${signal ?? `code ${code}`}) three times within a minute: not restarted; the server keeps serving (Ctrl-C, then npm run dev again)`);
-    log('codegen', `exited (${signal ?? `code ${code}`}); restarting it (the server keeps serving)`);
-    startCodegen();
+    if (server === child && !stopping) log('server', `exited (${signal ?? `code ${code}`}); it starts again on the next change to its code`);
+    firstStartOver();
   });
 }
 
-/** The native compiler's executable (the platform package @typescript/native-preview installs), if any. */
-function nativeCompiler(): string | undefined {
-  try {
-    const manifest = createRequire(import.meta.url).resolve(`@typescript/native-preview-${process.platform}-${process.arch}/package.json`);
-    const exe = join(dirname(manifest), 'lib', process.platform === 'win32' ? 'tsgo.exe' : 'tsgo');
-    return existsSync(exe) ? exe : undefined;
-  } catch {
-    return undefined;
-  }
+/** SIGTERM (the server closes as in production, snapshots saved), SIGKILL after the grace period. */
+async function stopServer(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(kill);
 }
 
-function startTypes(): void {
-  const watchArgs = ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'];
-  const native = nativeCompiler();
-  // Two checkers, not tsgo's four: on two cores four do more work in all (each resolves the libraries'
-  // types again) for a first check no sooner, and the work they add is taken from the server.
-  const [command, args] = native !== undefined ? [native, [...watchArgs, '--checkers', String(NATIVE_CHECKERS)]] : [process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), ...watchArgs]];
-  const child = startChild('types', command, args, {
-    onLine: (line) => {
-      log('types', line);
-      const hint = missingResolverHint(line);
-      if (hint !== undefined) log('types', `  ↳ ${hint}`);
-      if (CHECK_DONE.test(line)) afterFirstTypecheck();
-    },
+/** Restarts run one after another; asks made during one make one more. */
+let restarting: Promise<void> = Promise.resolve();
+let restartAsked = false;
+function restartServer(reason: string): void {
+  if (restartAsked || stopping) return;
+  restartAsked = true;
+  if (server !== undefined) log('server', `restarting: ${reason}`);
+  restarting = restarting.then(async () => {
+    restartAsked = false;
+    await stopServer();
+    if (!stopping) startServer();
   });
-  child.once('exit', afterFirstTypecheck);
-  if (child.pid !== undefined) setPriority(child.pid, TYPES_NICENESS);
 }
 
-const server = createDevServer({
-  entry,
-  env: devServerEnv(),
-  print: printServerLine,
-  onStartFailed: afterFirstServerStart,
-  onReport: (report: DevServerReport, startedInMs?: number) => {
-    if (report.kind === 'listening') {
-      onListening(report.urls, startedInMs ?? 0);
-      afterFirstServerStart();
-    } else if (report.outcome === 'kept') log('server', `schema not swapped, the previous one is still served: ${report.error}`);
-    else if (report.outcome === 'swapped') log('server', `new schema served in ${report.ms} ms (process, snapshots, subscriptions and sandbox kept)`);
-  },
+/** What the last good bundle read (absolute paths): a save of one of them rebuilds it. */
+let bundleInputs = new Set<string>();
+let bundleBuilt = false;
+let bundleHash = '';
+/** The saves since the last build, named when the server restarts. */
+const changedCode = new Set<string>();
+
+// esbuild watches by polling (a first save can take two seconds to be seen): the subscription below
+// tells it at once instead. write: false, so that an unchanged bundle restarts nothing.
+const bundler = await esbuild.context({
+  entryPoints: [entry],
+  outbase: '.',
+  outdir: BUILD_DIR,
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  metafile: true,
+  write: false,
+  logLevel: 'silent',
+  plugins: [{ name: 'restart-server', setup: (build) => build.onEnd(onBundle) }],
 });
 
-let shownUrls: string | undefined;
-function onListening(urls: ReadonlyArray<{ name: string; url: string }>, startedInMs: number): void {
-  const listed = urls.map(({ name, url }) => `${name} ${url}`).join(', ');
-  if (shownUrls !== undefined) {
-    log('server', `restarted in ${startedInMs} ms${listed === shownUrls ? '' : ` (now at ${listed})`}`);
-    shownUrls = listed;
-    return;
+/** One build at a time (its errors are printed by onBundle). */
+let building: Promise<unknown> = Promise.resolve();
+const rebuild = (): void => void (building = building.then(() => bundler.rebuild()).catch(() => undefined));
+
+async function onBundle(result: esbuild.BuildResult): Promise<void> {
+  const changed = [...changedCode];
+  changedCode.clear();
+  const reason = changed.length > 0 ? `${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ` and ${changed.length - 3} more` : ''} changed` : 'start';
+  if (result.errors.length > 0) {
+    bundleBuilt = false;
+    firstStartOver();
+    for (const text of await esbuild.formatMessages(result.errors, { kind: 'error', color: false })) for (const line of text.trimEnd().split('\n')) log('server', line);
+    return log('server', server === undefined ? `${entry} does not build (above); it starts once it does` : 'not restarted: the code does not build (above); the running server keeps answering');
   }
-  shownUrls = listed;
-  const width = Math.max(...urls.map(({ name }) => name.length));
-  log('dev', `ready in ${Math.round(performance.now() - startedAt)} ms (Ctrl-C stops)`);
-  for (const { name, url } of urls) log('dev', `  ${name.padEnd(width)}  ${url}`);
-  log('dev', `  watching SDL, operations and contracts (codegen.ts), the server's code (${CODE_DIRS.join('/, ')}/), types (${nativeCompiler() !== undefined ? 'tsgo' : 'tsc'})`);
+  bundleBuilt = true;
+  bundleInputs = new Set(Object.keys(result.metafile?.inputs ?? {}).map((path) => resolve(path)));
+  const files = result.outputFiles ?? [];
+  const hash = files.map((file) => file.hash).join();
+  // The same bundle restarts nothing, unless its server is not running (it exited: the next save starts it).
+  if (hash === bundleHash && server !== undefined && server.exitCode === null && server.signalCode === null) return;
+  bundleHash = hash;
+  await Promise.all(files.map(async (file) => mkdir(dirname(file.path), { recursive: true }).then(() => writeFile(file.path, file.contents))));
+  restartServer(reason);
 }
 
-/** A change to the server's code: one restart per burst of saves, naming the files. */
-function watchCode(): void {
-  const changed = new Set<string>();
-  let settle: NodeJS.Timeout | undefined;
-  for (const dir of CODE_DIRS) {
-    watchers.push(
-      watch(dir, { recursive: true }, (_event, name) => {
-        if (name === null || !CODE_FILE.test(name) || name.includes('node_modules') || name.startsWith(DEV_BUILD_DIR)) return;
-        changed.add(relative('.', resolve(dir, name)));
-        clearTimeout(settle);
-        settle = setTimeout(() => {
-          const files = [...changed];
-          changed.clear();
-          server.restart(`${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''} changed`);
-        }, codeSettleMs);
-      }),
-    );
-  }
+// ---- [codegen]: graphql-codegen's programmatic API (the CLI's watch says nothing of a failed run, and regenerates every output) ----
+
+/** `fromSdl`: generated from the SDL and operations, so its regeneration is swapped into the server. */
+type Output = { path: string; patterns: string[]; inputs: Set<string>; fromSdl: boolean };
+/**
+ * Each output with its input patterns. An output whose preset reads other files (the OpenAPI
+ * contracts, the upstreams' contracts, the migrations) names them in `watchPattern`: its
+ * regeneration swaps nothing, and restarts the server only if the bundle imports what changed.
+ */
+const outputs: Output[] = Object.entries(codegenConfig.generates).map(([path, output]) => {
+  const { schema, documents, watchPattern } = output as { schema?: unknown; documents?: unknown; watchPattern?: unknown };
+  const patterns = [watchPattern ?? [schema, documents]].flat(2).filter((pattern): pattern is string => typeof pattern === 'string');
+  return { path, patterns, inputs: new Set<string>(), fromSdl: watchPattern === undefined };
+});
+/**
+ * Whether a save touched an output: one of its input files, as they are now or were before (a deleted
+ * input is one), or the output itself deleted. The watcher names files; codegen.ts has patterns.
+ */
+async function touched(output: Output, saved: readonly string[], removed: readonly string[]): Promise<boolean> {
+  const before = output.inputs;
+  output.inputs = new Set(await glob(output.patterns, { cwd: root, absolute: true }));
+  return saved.some((path) => before.has(path) || output.inputs.has(path)) || removed.some((path) => path.startsWith(resolve(output.path)));
 }
 
-/** Waits for the child to exit on its own, then SIGTERM, then SIGKILL. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const terminate = setTimeout(() => child.kill('SIGTERM'), ownStopMs);
-    const kill = setTimeout(() => child.kill('SIGKILL'), ownStopMs + stopGraceMs);
-    child.once('exit', () => {
-      clearTimeout(terminate);
-      clearTimeout(kill);
-      resolve();
-    });
+const pendingOutputs = new Set<string>();
+let generating: Promise<void> | undefined;
+let firstRun = true;
+let codegenStarted = false;
+
+/** Runs codegen for the pending outputs (one run at a time; saves made during a run make the next). */
+function regenerate(): void {
+  if (!codegenStarted || generating !== undefined || pendingOutputs.size === 0 || stopping) return;
+  const paths = new Set(pendingOutputs);
+  pendingOutputs.clear();
+  generating = runCodegen(paths).finally(() => {
+    generating = undefined;
+    firstRun = false;
+    regenerate();
   });
 }
+
+async function runCodegen(paths: ReadonlySet<string>): Promise<void> {
+  const { CodegenContext, generate } = await import('@graphql-codegen/cli');
+  const since = performance.now();
+  const written: string[] = [];
+  const generates = Object.fromEntries(Object.entries(codegenConfig.generates).filter(([path]) => paths.has(path)));
+  try {
+    // No onError hook: the failure is printed below, prefixed.
+    const hooks = { afterOneFileWrite: (file: string) => void written.push(relative(root, file)) };
+    await generate(new CodegenContext({ config: { ...codegenConfig, generates, hooks }, filepath: resolve('codegen.ts') }), true);
+  } catch (error) {
+    const { codegenFailureLines } = await import('./codegen-failure.js');
+    log('codegen', 'cannot regenerate; the server keeps the last good schema:');
+    for (const line of await codegenFailureLines(codegenConfig, error instanceof Error ? error.message : String(error))) log('codegen', `  ${line}`);
+    return;
+  }
+  if (firstRun && written.length === 0) log('codegen', `generated/ is current (checked in ${elapsed(since)} ms)`);
+  else log('codegen', `regenerated in ${elapsed(since)} ms: ${written.length === 0 ? 'no file changed' : written.sort().join(', ')}`);
+  if (firstRun || !outputs.some((output) => output.fromSdl && paths.has(output.path))) return;
+  if (reloadable) server?.send({ kind: 'reload-schema' }, (error) => error && undefined);
+  else restartServer('SDL regenerated, and the server does not swap schemas');
+  if (written.length === 0) return;
+  const [{ checkSchema, releasedBaseline }, { formatSchemaReport }] = await Promise.all([import('./schema-changes.js'), import('./schema-report.js')]);
+  const report = await checkSchema(await releasedBaseline()).then(formatSchemaReport, (error: unknown) => [`not classified: ${error instanceof Error ? error.message : String(error)}`]);
+  for (const line of report) log('schema', line);
+}
+
+// ---- [types]: TypeScript 7's compiler in watch mode ----
+
+/** TypeScript 7's compiler itself: its launcher (bin/tsc) waits for it synchronously on Node 20, so a signal to the launcher would not reach it. */
+function nativeCompiler(): string {
+  const typescript7 = createRequire(createRequire(import.meta.url).resolve('typescript-7/package.json'));
+  const platformPackage = typescript7.resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`);
+  return join(dirname(platformPackage), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc');
+}
+
+let types: ChildProcess | undefined;
+let typesExited = Promise.resolve();
+function startTypes(): void {
+  const child = spawn(nativeCompiler(), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty', 'false', '-p', 'tsconfig.dev.json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  types = child;
+  printLines(child, (line) => {
+    log('types', line);
+    const hint = missingResolverHint(line);
+    if (hint !== undefined) log('types', `  ↳ ${hint}`);
+  });
+  typesExited = new Promise((done) =>
+    child.once('exit', (code, signal) => {
+      if (!stopping) log('types', `the checker exited (${signal ?? `code ${code}`}); npm run dev again to restart it`);
+      done();
+    }),
+  );
+}
+
+// ---- the watcher, the start, the stop ----
+
+const subscription = await watcher.subscribe(
+  root,
+  (error, events) => {
+    if (error) return log('dev', `watcher: ${error.message}`);
+    const paths = events.map((event) => event.path);
+    const removed = events.filter((event) => event.type === 'delete').map((event) => event.path);
+    void Promise.all(outputs.map(async (output) => (await touched(output, paths, removed)) && pendingOutputs.add(output.path))).then(regenerate);
+    const code = paths.filter((path) => bundleInputs.has(path) || (!bundleBuilt && /\.[cm]?[jt]s$|\.json$/.test(path)));
+    if (code.length === 0) return;
+    for (const path of code) changedCode.add(relative(root, path));
+    rebuild();
+  },
+  { ignore: IGNORED },
+);
+
+// `on`, not `once`: a second signal (npm relays one more) must not kill the loop mid-stop.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
+startTypes();
+rebuild();
+await Promise.all(outputs.map((output) => touched(output, [], [])));
+await firstStart;
+codegenStarted = true;
+for (const output of outputs) pendingOutputs.add(output.path);
+regenerate();
 
 async function stop(signal: NodeJS.Signals): Promise<void> {
   if (stopping) return;
   stopping = true;
   log('dev', `${signal}: stopping codegen, typecheck and server`);
-  for (const watcher of watchers) watcher.close();
-  await Promise.all([...children.map(stopChild), server.stop(stopGraceMs)]);
+  // It writes nothing (--noEmit), and would finish the check under way before a SIGTERM.
+  types?.kill('SIGKILL');
+  await Promise.all([subscription.unsubscribe(), building.then(() => bundler.dispose()), generating, restarting.then(stopServer), typesExited]);
   releaseLock();
   log('dev', 'stopped');
   process.exit(0);
 }
-
-// `on`, not `once`: a second signal (npm relays one more) must not kill us mid-stop.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
-process.once('exit', releaseLock);
-watchCode();
-void checkGenerated();

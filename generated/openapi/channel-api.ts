@@ -148,10 +148,12 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Membership platform webhook (pledge created, updated or deleted).
+         * Membership platform webhook (a member or its pledge created, updated or deleted).
          * @description The platform signs the raw body: `X-Patreon-Signature` is the hex HMAC-MD5 of the body keyed
          *     with `MEMBERSHIP_WEBHOOK_SECRET`. A bad or missing signature is refused with 401 and changes
-         *     nothing. A valid event updates the membership snapshot in place.
+         *     nothing. A valid event updates the membership snapshot in place: an active patron is added or
+         *     updated; a delete trigger, and a member who is not an active patron now (any other status, or
+         *     a null status or amount, as in the platform's own sample), is removed.
          */
         post: operations["postMembershipWebhook"];
         delete?: never;
@@ -510,8 +512,11 @@ export type components = {
             /** @description Key into `levels`; null when no level matches. */
             level_id: string | null;
         };
-        /** @enum {string} */
-        MembershipWebhookEvent: "members:pledge:create" | "members:pledge:update" | "members:pledge:delete";
+        /**
+         * @description The platform's member and pledge triggers (openapi/upstreams/membership-v2.yaml, WebhookTrigger).
+         * @enum {string}
+         */
+        MembershipWebhookEvent: "members:pledge:create" | "members:pledge:update" | "members:pledge:delete" | "members:create" | "members:update" | "members:delete";
         /**
          * @description Where the data comes from. `live`: the platforms, with the configured membership
          *     credentials. `sandbox`: the built-in platform sandbox, made-up test data (no credentials set;
@@ -1127,7 +1132,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON:API document for the member (`data`) with its `included` user and tiers. */
+        /** @description A JSON:API document for the member (`data`) with its `included` user and tiers (openapi/upstreams/membership-v2.yaml, MemberDocument). */
         requestBody: {
             content: {
                 "application/json": {

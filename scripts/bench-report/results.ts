@@ -129,10 +129,9 @@ export const SCHEMAS = {
     ...stamp,
     runs: z.number(),
     quietLoad: z.number(),
-    channel: z.record(z.enum(['firstAnswer', 'firstCodegen', 'firstTypecheck', 'codeEditToServed']), z.object({ ms: z.number(), load: z.number() })),
-    checkers: z.object({ agree: z.boolean(), tscMs: z.number(), tsgoMs: z.number(), tsc: z.array(z.string()) }),
+    checkers: z.object({ agree: z.boolean(), typescript5Ms: z.number(), typescript7Ms: z.number(), diagnostics: z.array(z.string()) }),
     steps: z.record(
-      z.enum(['firstAnswer', 'firstCodegen', 'firstTypecheck', 'sdlToTypes', 'sdlToServed', 'sdlToError', 'resolverToServed']),
+      z.enum(['firstAnswer', 'firstTypecheck', 'sdlToTypes', 'sdlToServed', 'sdlToError', 'resolverToServed']),
       z.object({ ours: z.object({ ms: z.number(), load: z.number() }), peer: z.object({ ms: z.number(), load: z.number() }), ratio: z.number(), targetMs: z.number() }),
     ),
   }),

@@ -1,38 +1,12 @@
 /**
  * JSON:API 1.0 documents (https://jsonapi.org/format/1.0/) as the membership platform sends them,
- * validated with zod, and lookups of included resources by (type, id).
+ * typed from its contract (openapi/upstreams/membership-v2.yaml): lookups of included resources by
+ * (type, id) and of the resources a relationship links to.
  */
-import { z } from 'zod';
+import type { components } from '../../generated/upstreams/membership-v2.js';
 
-const resourceIdentifierSchema = z.object({ type: z.string().min(1), id: z.string().min(1) });
-export type ResourceIdentifier = z.infer<typeof resourceIdentifierSchema>;
-
-const relationshipSchema = z.looseObject({
-  data: z.union([resourceIdentifierSchema, z.array(resourceIdentifierSchema), z.null()]).optional(),
-});
-
-const resourceObjectSchema = z.looseObject({
-  type: z.string().min(1),
-  id: z.string().min(1),
-  attributes: z.record(z.string(), z.unknown()).optional(),
-  relationships: z.record(z.string(), relationshipSchema).optional(),
-});
-export type ResourceObject = z.infer<typeof resourceObjectSchema>;
-
-/** A document whose primary data is a list (a collection page). */
-export const collectionDocumentSchema = z.looseObject({
-  data: z.array(resourceObjectSchema),
-  included: z.array(resourceObjectSchema).optional(),
-  links: z.looseObject({ next: z.string().nullable().optional() }).optional(),
-});
-
-export type CollectionDocument = z.infer<typeof collectionDocumentSchema>;
-
-/** A document whose primary data is one resource. */
-export const singleDocumentSchema = z.looseObject({
-  data: resourceObjectSchema,
-  included: z.array(resourceObjectSchema).optional(),
-});
+export type ResourceObject = components['schemas']['ResourceObject'];
+export type ResourceIdentifier = components['schemas']['ResourceIdentifier'];
 
 /** Included (and primary) resources by type and id. */
 export class ResourceIndex {
@@ -45,21 +19,19 @@ export class ResourceIndex {
   get(type: string, id: string): ResourceObject | undefined {
     return this.#byKey.get(`${type}\u0000${id}`);
   }
-
-  ofType(type: string): ResourceObject[] {
-    return [...this.#byKey.values()].filter((resource) => resource.type === type);
-  }
 }
 
+type Relationship = components['schemas']['Relationship'];
+
 /** The identifiers a to-many relationship links to ([] when absent). */
-export function relatedMany(resource: ResourceObject, name: string): ResourceIdentifier[] {
-  const data = resource.relationships?.[name]?.data;
+export function relatedMany(relationship: Relationship | undefined): ResourceIdentifier[] {
+  const data = relationship?.data;
   if (data === undefined || data === null) return [];
   return Array.isArray(data) ? data : [data];
 }
 
 /** The identifier a to-one relationship links to (undefined when absent or null). */
-export function relatedOne(resource: ResourceObject, name: string): ResourceIdentifier | undefined {
-  const data = resource.relationships?.[name]?.data;
+export function relatedOne(relationship: Relationship | undefined): ResourceIdentifier | undefined {
+  const data = relationship?.data;
   return data === undefined || data === null || Array.isArray(data) ? undefined : data;
 }

@@ -1,22 +1,37 @@
 /**
- * The video platform adapter: the channel dashboard's internal API (`/youtubei/v1/…`), called with
- * the key, context, headers and referrer copied into members.json. Members come from the
- * memberships data (tiers and sponsors, page by page), their names from the channels' titles, and
- * the subscriber count from the dashboard's channel-facts card.
+ * The video platform adapter: the channel dashboard's internal API (`/youtubei/v1/…`,
+ * openapi/upstreams/video-dashboard.yaml), called with the key, context, headers and referrer copied
+ * into members.json. Members come from the memberships data (tiers and sponsors, page by page,
+ * nested under `sponsorshipsData`), their names from the channels' titles, and the subscriber count
+ * from the dashboard's channel-facts card. Every answer and record is checked with the validators
+ * compiled from that contract; a record that cannot be read is skipped and reported.
  */
-import { z } from 'zod';
+import type { components, paths } from '../../generated/upstreams/video-dashboard.js';
+import {
+  validateChannelDashboardAnswer, validateCreatorChannel, validateCreatorChannelsAnswer, validateSponsor, validateSponsorshipTier, validateSponsorshipsDataAnswer,
+  validateSubscribersFact,
+} from '../../generated/upstreams/video-dashboard.validators.js';
 import { stripDecorativeEmoji } from './emoji.js';
 import type { MembersConfig } from './members-config.js';
 import type { StatsSnapshot, Supporter, SupportersSnapshot, Tier } from './models.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamError, graphCountSchema, parseUpstream, parseUpstreamJson, withUpstreamDeadline, type UpstreamSource } from './upstream.js';
+import {
+  DEFAULT_UPSTREAM_TIMEOUT_MS, IncompleteReadError, MAX_GRAPH_INT, UpstreamError, describeIssues, graphCount, parseUpstreamJson, safeCount, validateUpstream,
+  withUpstreamDeadline, type ReadReport, type UpstreamSource,
+} from './upstream.js';
 
 const DAY_MS = 86_400_000;
 const SPONSORS_PAGE_SIZE = 100;
 /** Channel ids per get_creator_channels request. */
 const CHANNEL_BATCH_SIZE = 50;
-/** A guard against page tokens that never end. */
+/** A guard against page tokens that never end (a million members). */
 const MAX_PAGES = 10_000;
+/** The largest answer read from the platform; a larger one is refused, not buffered. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 export const LIFETIME_SUBSCRIBERS_FACT = 'DASHBOARD_FACT_ANALYTICS_LIFETIME_SUBSCRIBERS';
+
+type Schemas = components['schemas'];
+type DashboardPath = keyof paths;
+type RequestOf<P extends DashboardPath> = Omit<paths[P]['post']['requestBody']['content']['application/json'], 'context'>;
 
 export interface VideoSourceOptions {
   /** VIDEO_API_BASE, e.g. https://studio.youtube.com */
@@ -26,67 +41,10 @@ export interface VideoSourceOptions {
   requestTimeoutMs?: number;
 }
 
-/** int64 values arrive as JSON strings (protobuf JSON mapping) or numbers; the graph serves them as Int. */
-const int64Schema = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(Number).pipe(graphCountSchema);
-
-const sponsorshipsDataSchema = z.looseObject({
-  sponsorshipsTierData: z
-    .looseObject({
-      tiers: z
-        .array(z.looseObject({ id: z.string().min(1), pricingLevelId: int64Schema, liveVersion: z.looseObject({ name: z.string() }) }))
-        .default([]),
-    })
-    .optional(),
-  sponsorsData: z.looseObject({
-    sponsors: z
-      .array(
-        z.looseObject({
-          externalChannelId: z.string().min(1),
-          tierId: z.string().min(1),
-          durationAtCurrentTier: z.looseObject({ amount: graphCountSchema }),
-        }),
-      )
-      .default([]),
-    nextPageToken: z.string().min(1).optional(),
-  }),
-});
-
-const creatorChannelsSchema = z.looseObject({
-  channels: z.array(z.looseObject({ channelId: z.string().min(1), title: z.string().optional() })).default([]),
-});
-
-/** cards[].body.basicCard.item.channelFactsItem.channelFactsData.results[] — every level optional but the leaves. */
-const factResultSchema = z.looseObject({ key: z.string(), value: z.unknown().optional() });
-const dashboardSchema = z.looseObject({
-  cards: z.array(
-    z.looseObject({
-      body: z
-        .looseObject({
-          basicCard: z
-            .looseObject({
-              item: z
-                .looseObject({
-                  channelFactsItem: z
-                    .looseObject({ channelFactsData: z.looseObject({ results: z.array(factResultSchema).default([]) }).optional() })
-                    .optional(),
-                })
-                .optional(),
-            })
-            .optional(),
-        })
-        .optional(),
-    }),
-  ),
-});
-const subscribersFactValueSchema = z.looseObject({
-  resultTable: z.looseObject({
-    metricColumns: z.tuple([z.looseObject({ counts: z.looseObject({ values: z.tuple([int64Schema], z.unknown()) }) })], z.unknown()),
-  }),
-});
-
-/** Amount in cents from a price in micros of the currency unit (1.99 → 1 990 000 → 199). */
-function microsToCents(micros: number): number {
-  return Math.round(micros / 10_000);
+/** Amount in cents from a price in millionths of the currency unit (1.99 → 1 990 000 → 199); null when out of range. */
+function microsToCents(micros: number | string): number | null {
+  const value = safeCount(micros);
+  return value === null ? null : graphCount(Math.round(value / 10_000));
 }
 
 /** The first word of a channel title, emoji removed; null when nothing is left. */
@@ -95,12 +53,55 @@ function firstNameFromTitle(title: string | undefined): string | null {
   return word ? word : null;
 }
 
+/**
+ * When a sponsor started at the tier and how many days ago, from `durationAtCurrentTier`: whole days
+ * or calendar months (the same day of the month, or its last day) back from the start of today. An
+ * answer without a unit counts days, as the reference read it before units appeared.
+ */
+function startAtTier(today: number, duration: Schemas['Sponsor']['durationAtCurrentTier']): { since: number; days: number } | null {
+  const amount = safeCount(duration.amount);
+  if (amount === null) return null;
+  let since: number;
+  if (duration.timeUnit === 'SPONSORSHIPS_TIME_UNIT_MONTH') {
+    const date = new Date(today);
+    const month = date.getUTCMonth() - amount;
+    const lastDay = new Date(Date.UTC(date.getUTCFullYear(), month + 1, 0)).getUTCDate();
+    since = Date.UTC(date.getUTCFullYear(), month, Math.min(date.getUTCDate(), lastDay));
+  } else {
+    since = today - amount * DAY_MS;
+  }
+  const days = Math.round((today - since) / DAY_MS);
+  // Before the earliest date a Date holds: not a duration this platform can mean.
+  return Number.isNaN(new Date(since).getTime()) || days > MAX_GRAPH_INT ? null : { since, days };
+}
+
+/**
+ * The body of a response, at most `maxBytes` (Response.text() buffers whatever arrives). The caller's
+ * deadline covers this read too.
+ */
+async function readBounded(response: Response, maxBytes: number, source: string, what: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) throw new UpstreamError(source, `${what}: the answer is larger than ${maxBytes} bytes`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) {
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      await reader?.cancel();
+      throw new UpstreamError(source, `${what}: the answer is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** POSTs to a `/youtubei/v1/…` endpoint as the dashboard does and returns the parsed JSON body. */
 function createDashboardClient(options: VideoSourceOptions, source: string) {
   const { members } = options;
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  return async function post(path: string, body: Record<string, unknown>, what: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const url = new URL(`/youtubei/v1/${path}`, options.apiBase);
+  return async function post<P extends DashboardPath>(path: P, body: RequestOf<P>, what: string, signal: AbortSignal | undefined): Promise<unknown> {
+    const url = new URL(path, options.apiBase);
     url.searchParams.set('alt', 'json');
     url.searchParams.set('key', members.key);
     // The deadline covers the body too: a platform that sends its headers and then stalls is cut off.
@@ -118,7 +119,7 @@ function createDashboardClient(options: VideoSourceOptions, source: string) {
       } catch (error) {
         throw new UpstreamError(source, `${what}: the platform could not be reached (${error instanceof Error ? error.name : 'Error'})`, { cause: error });
       }
-      return { status: response.status, text: await response.text() };
+      return { status: response.status, text: await readBounded(response, MAX_ANSWER_BYTES, source, what) };
     });
     if (status !== 200) {
       throw new UpstreamError(source, `${what}: the platform answered HTTP ${status}${googleErrorHint(status, text)}`, { status });
@@ -140,19 +141,55 @@ function googleErrorHint(status: number, body: string): string {
   return (name ? ` (${name})` : '') + hint;
 }
 
+/** A tier of the memberships data as a Tier (its name without decorative emoji); null when it cannot be read. */
+function toTier(record: Record<string, unknown>, report: ReadReport | undefined): Tier | null {
+  if (!validateSponsorshipTier(record)) {
+    report?.skipped({ id: `tier ${typeof record.id === 'string' ? record.id : '(no id)'}`, reason: 'malformed', detail: describeIssues(validateSponsorshipTier) });
+    return null;
+  }
+  const amountCents = microsToCents(record.pricingLevelId);
+  if (amountCents === null) {
+    report?.skipped({ id: `tier ${record.id}`, reason: 'malformed', detail: '/pricingLevelId: out of range' });
+    return null;
+  }
+  return { id: record.id, platform: 'video', title: stripDecorativeEmoji(record.liveVersion.name) || null, amountCents };
+}
+
+interface SponsorRead {
+  channelId: string;
+  tierId: string;
+  since: number;
+  days: number;
+}
+
+function toSponsor(record: Record<string, unknown>, today: number, report: ReadReport | undefined): SponsorRead | null {
+  if (!validateSponsor(record)) {
+    const id = typeof record.externalChannelId === 'string' ? record.externalChannelId : '(no id)';
+    report?.skipped({ id: `member ${id}`, reason: 'malformed', detail: describeIssues(validateSponsor) });
+    return null;
+  }
+  const start = startAtTier(today, record.durationAtCurrentTier);
+  if (start === null) {
+    report?.skipped({ id: `member ${record.externalChannelId}`, reason: 'malformed', detail: '/durationAtCurrentTier/amount: out of range' });
+    return null;
+  }
+  return { channelId: record.externalChannelId, tierId: record.tierId, ...start };
+}
+
 export function createVideoMembersSource(options: VideoSourceOptions): UpstreamSource<SupportersSnapshot> {
   const source = 'video';
   const post = createDashboardClient(options, source);
   const channelId = options.members.externalChannelId;
 
-  async function channelNames(ids: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, string | null>> {
+  async function channelNames(ids: readonly string[], signal: AbortSignal | undefined, report: ReadReport | undefined): Promise<Map<string, string | null>> {
     const names = new Map<string, string | null>();
     for (let start = 0; start < ids.length; start += CHANNEL_BATCH_SIZE) {
       const batch = ids.slice(start, start + CHANNEL_BATCH_SIZE);
       const what = `channel titles ${start + 1}-${start + batch.length}`;
-      const raw = await post('creator/get_creator_channels', { channelIds: batch, mask: { channelId: true, title: true } }, what, signal);
-      for (const channel of parseUpstream(source, what, creatorChannelsSchema, raw).channels) {
-        names.set(channel.channelId, firstNameFromTitle(channel.title));
+      const raw = await post('/youtubei/v1/creator/get_creator_channels', { channelIds: batch, mask: { channelId: true, title: true } }, what, signal);
+      for (const channel of validateUpstream(source, what, validateCreatorChannelsAnswer, raw).channels ?? []) {
+        if (validateCreatorChannel(channel)) names.set(channel.channelId, firstNameFromTitle(channel.title));
+        else report?.skipped({ id: `channel ${typeof channel.channelId === 'string' ? channel.channelId : '(no id)'}`, reason: 'malformed', detail: describeIssues(validateCreatorChannel) });
       }
     }
     return names;
@@ -160,51 +197,61 @@ export function createVideoMembersSource(options: VideoSourceOptions): UpstreamS
 
   return {
     name: source,
-    async fetch(signal) {
+    async fetch(signal, report) {
       const fetchedAt = new Date();
-      // Durations are whole days: count them back from the start of today so that `since` stays the
-      // same across refreshes on one day instead of drifting by the refresh interval.
+      // Durations are whole days or months: count them back from the start of today so that `since`
+      // stays the same across refreshes on one day instead of drifting by the refresh interval.
       const today = Math.floor(fetchedAt.getTime() / DAY_MS) * DAY_MS;
       const tiers = new Map<string, Tier>();
-      const sponsors: { channelId: string; tierId: string; days: number }[] = [];
-      let pageToken: string | undefined;
-      const seenTokens = new Set<string>();
-      for (let page = 1; page === 1 || pageToken !== undefined; page += 1) {
-        if (page > MAX_PAGES || (pageToken !== undefined && seenTokens.has(pageToken))) {
-          throw new UpstreamError(source, `sponsorships page ${page}: the pagination does not end (a nextPageToken repeats)`);
-        }
-        if (pageToken !== undefined) seenTokens.add(pageToken);
+      const sponsors = new Map<string, SponsorRead>();
+      const tokens = new Set<string>();
+      let continuationToken: string | undefined;
+      for (let page = 1; ; page += 1) {
         const what = `sponsorships page ${page}`;
         const raw = await post(
-          'sponsors/creator_sponsorships_data',
+          '/youtubei/v1/sponsors/creator_sponsorships_data',
           {
             externalChannelId: channelId,
             mask: { sponsorshipsTierData: { all: true }, sponsorsData: { all: true } },
-            sponsorsOptions: { pageSize: SPONSORS_PAGE_SIZE, filter: {}, ...(pageToken !== undefined && { pageToken }) },
+            // The next page as the reference asks it: sponsorsOptions.continuationToken.
+            sponsorsOptions: { pageSize: SPONSORS_PAGE_SIZE, filter: {}, ...(continuationToken !== undefined && { continuationToken }) },
           },
           what,
           signal,
         );
-        const data = parseUpstream(source, what, sponsorshipsDataSchema, raw);
-        for (const tier of data.sponsorshipsTierData?.tiers ?? []) {
-          tiers.set(tier.id, { id: tier.id, platform: 'video', title: stripDecorativeEmoji(tier.liveVersion.name) || null, amountCents: microsToCents(tier.pricingLevelId) });
+        const { sponsorshipsData } = validateUpstream(source, what, validateSponsorshipsDataAnswer, raw);
+        for (const record of sponsorshipsData.sponsorshipsTierData?.tiers ?? []) {
+          const tier = toTier(record, report);
+          if (tier !== null) tiers.set(tier.id, tier);
         }
-        for (const sponsor of data.sponsorsData.sponsors) {
-          sponsors.push({ channelId: sponsor.externalChannelId, tierId: sponsor.tierId, days: sponsor.durationAtCurrentTier.amount });
+        for (const record of sponsorshipsData.sponsorsData?.sponsors ?? []) {
+          const sponsor = toSponsor(record, today, report);
+          if (sponsor !== null && !sponsors.has(sponsor.channelId)) sponsors.set(sponsor.channelId, sponsor);
         }
-        pageToken = data.sponsorsData.nextPageToken;
+        const next = sponsorshipsData.sponsorsData?.continuationToken ?? sponsorshipsData.sponsorsData?.nextPageToken;
+        if (next === undefined || next === '') break;
+        if (tokens.has(next) || page >= MAX_PAGES) {
+          const why = tokens.has(next) ? 'the platform gave the token of a page already read' : `the pagination goes on past ${MAX_PAGES} pages`;
+          throw new IncompleteReadError(source, `sponsorships page ${page + 1}: ${why}; stopped after ${sponsors.size} members, not served as the whole list`);
+        }
+        tokens.add(next);
+        continuationToken = next;
       }
-      const names = await channelNames([...new Set(sponsors.map((sponsor) => sponsor.channelId))], signal);
-      const supporters: Supporter[] = sponsors.map((sponsor) => {
-        const tier = tiers.get(sponsor.tierId);
-        if (!tier) throw new UpstreamError(source, `malformed sponsorships data: member ${sponsor.channelId} is at tier ${sponsor.tierId}, which is not listed`);
+      const listed = [...sponsors.values()].filter((sponsor) => {
+        if (tiers.has(sponsor.tierId)) return true;
+        report?.skipped({ id: `member ${sponsor.channelId}`, reason: 'unlisted_tier', detail: `at tier ${sponsor.tierId}, which the memberships data does not list` });
+        return false;
+      });
+      const names = await channelNames(listed.map((sponsor) => sponsor.channelId), signal, report);
+      const supporters: Supporter[] = listed.map((sponsor) => {
+        const tier = tiers.get(sponsor.tierId) as Tier;
         return {
           id: sponsor.channelId,
           platform: 'video',
           name: names.get(sponsor.channelId) ?? null,
           tierId: tier.id,
           amountCents: tier.amountCents ?? 0,
-          since: new Date(today - sponsor.days * DAY_MS).toISOString(),
+          since: new Date(sponsor.since).toISOString(),
           daysAtTier: sponsor.days,
         };
       });
@@ -222,7 +269,7 @@ export function createVideoStatsSource(options: VideoSourceOptions): UpstreamSou
     async fetch(signal) {
       const what = 'channel dashboard';
       const raw = await post(
-        'creator/get_channel_dashboard',
+        '/youtubei/v1/creator/get_channel_dashboard',
         {
           dashboardParams: {
             channelId,
@@ -234,7 +281,8 @@ export function createVideoStatsSource(options: VideoSourceOptions): UpstreamSou
                     query: {
                       dimensions: [],
                       metrics: [{ type: 'SUBSCRIBERS_NET_CHANGE' }],
-                      restricts: [{ dimension: { type: 'CHANNEL' }, inValues: [channelId] }],
+                      // The reference restricts the query on dimension USER with the channel's id.
+                      restricts: [{ dimension: { type: 'USER' }, inValues: [channelId] }],
                       orders: [],
                       timeRange: { unboundedRange: {} },
                       currency: 'USD',
@@ -249,13 +297,16 @@ export function createVideoStatsSource(options: VideoSourceOptions): UpstreamSou
         what,
         signal,
       );
-      const dashboard = parseUpstream(source, what, dashboardSchema, raw);
-      const fact = dashboard.cards
+      const dashboard = validateUpstream(source, what, validateChannelDashboardAnswer, raw);
+      const fact = (dashboard.cards ?? [])
         .flatMap((card) => card.body?.basicCard?.item?.channelFactsItem?.channelFactsData?.results ?? [])
         .find((result) => result.key === LIFETIME_SUBSCRIBERS_FACT);
       if (!fact) throw new UpstreamError(source, `malformed ${what}: no ${LIFETIME_SUBSCRIBERS_FACT} fact in the channel-facts card`);
-      const value = parseUpstream(source, `${what} ${LIFETIME_SUBSCRIBERS_FACT}`, subscribersFactValueSchema, fact.value);
-      return { subscribers: value.resultTable.metricColumns[0].counts.values[0], fetchedAt: new Date().toISOString() };
+      const value = validateUpstream(source, `${what} ${LIFETIME_SUBSCRIBERS_FACT}`, validateSubscribersFact, fact.value);
+      const [first] = value.resultTable.metricColumns[0]?.counts.values ?? [];
+      const subscribers = first === undefined ? null : graphCount(first);
+      if (subscribers === null) throw new UpstreamError(source, `malformed ${what} ${LIFETIME_SUBSCRIBERS_FACT}: the count is out of range`);
+      return { subscribers, fetchedAt: new Date().toISOString() };
     },
   };
 }

@@ -39,6 +39,8 @@ export interface ChannelMetrics {
   readonly graphqlDuration: BoundedLabels<OperationLabel, Histogram.Internal<OperationLabel>>;
   readonly upstreamCalls: Counter<'source' | 'outcome'>;
   readonly upstreamDuration: Histogram<'source' | 'outcome'>;
+  /** Records of an upstream answer skipped because they could not be read, by source and reason (SKIP_REASONS). */
+  readonly upstreamRecordsSkipped: Counter<'source' | 'reason'>;
   readonly tokenRefreshes: Counter<'outcome'>;
   readonly responseCacheLookups: BoundedLabels<'result', Counter.Internal>;
   /** Bodies compressed, by coding and effort (src/lib/compression.ts): what compression costs in CPU is this count's. */
@@ -190,6 +192,12 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       help: 'Duration of snapshot fetches from the upstream platforms (every page and request of one snapshot)',
       labelNames: ['source', 'outcome'],
       buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    upstreamRecordsSkipped: new Counter({
+      name: 'channel_upstream_records_skipped_total',
+      help: 'Records of upstream answers skipped because they could not be read (the rest of the list is served), by source and reason (malformed, incomplete, unlisted_tier)',
+      labelNames: ['source', 'reason'],
       registers,
     }),
     tokenRefreshes: new Counter({ name: 'oauth_token_refreshes_total', help: 'Membership token refreshes, by outcome', labelNames: ['outcome'], registers }),

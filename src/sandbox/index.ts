@@ -16,12 +16,13 @@ import { handleMembershipApi } from './membership-api.js';
 import { MembershipDataset } from './membership-data.js';
 import { REVOKE_PATH, TOKEN_PATH, handleRevokeEndpoint, handleTokenEndpoint } from './oauth-endpoint.js';
 import { SANDBOX_SETTINGS } from './settings.js';
-import type { SandboxState } from './state.js';
+import type { MembershipPagination, SandboxState } from './state.js';
 import { TokenAuthority } from './tokens.js';
 import { handleVideoApi } from './video-api.js';
 import { VideoDataset } from './video-data.js';
 
 export type { SandboxCredentials } from './credentials.js';
+export type { MembershipPagination } from './state.js';
 export { MembershipDataset, MEMBERSHIP_TIERS, type MemberRecord, type PatronStatus } from './membership-data.js';
 export { VideoDataset, type VideoMemberRecord, type VideoTierRecord } from './video-data.js';
 export { signWebhookBody } from './webhook-sender.js';
@@ -31,6 +32,10 @@ export interface SandboxOptions {
   seed?: number;
   /** Membership platform members, of every status (default 40). */
   patrons?: number;
+  /** How a members page gives the next one (default `cursor`, as the docs today; `link`: a cursor-only links.next, as the 2018 docs). */
+  membershipPagination?: MembershipPagination;
+  /** The most members a page holds, whatever `page[count]` asks (default 1,000, the platform's limit). */
+  membersPageLimit?: number;
   /** Video platform channel members (default 15). */
   videoMembers?: number;
   /** Subscriber count (default: drawn from the seed). */
@@ -58,6 +63,8 @@ function createState(options: SandboxOptions): SandboxState {
     baseUrl: '',
     credentials,
     membership: new MembershipDataset(seed, options.patrons ?? SANDBOX_SETTINGS.patrons.default),
+    membershipPagination: options.membershipPagination ?? SANDBOX_SETTINGS.membershipPagination.default,
+    membersPageLimit: options.membersPageLimit ?? SANDBOX_SETTINGS.membersPageLimit.default,
     video: new VideoDataset(seed, options.videoMembers ?? SANDBOX_SETTINGS.videoMembers.default, options.subscribers),
     tokens: new TokenAuthority(seed, options.accessTokenTtlSeconds ?? SANDBOX_SETTINGS.accessTokenTtlSeconds.default, credentials),
     codes: new AuthorizationCodes(),
@@ -81,6 +88,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   for (const name of ['patrons', 'videoMembers', 'subscribers', 'accessTokenTtlSeconds', 'port'] as const) {
     const value = options[name];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`startSandbox: ${name} must be a non-negative integer, got ${value}`);
+  }
+  const { membersPageLimit } = options;
+  if (membersPageLimit !== undefined && (!Number.isInteger(membersPageLimit) || membersPageLimit < 1 || membersPageLimit > 1000)) {
+    throw new RangeError(`startSandbox: membersPageLimit must be an integer from 1 to 1000, got ${membersPageLimit}`);
   }
   const state = createState(options);
   const server = createServer((req, res) => {

@@ -44,7 +44,7 @@ function select(type: ResourceType, fields: Fieldsets, value: (name: string) => 
 const LAST_CHARGE_DATE = formatPatreonTime(Date.UTC(2025, 11, 1));
 
 function memberAttribute(member: MemberRecord, name: string): unknown {
-  const active = member.patronStatus !== 'former_patron';
+  const active = member.patronStatus === 'active_patron' || member.patronStatus === 'declined_patron';
   switch (name) {
     case 'full_name':
       return member.fullName;
@@ -58,13 +58,13 @@ function memberAttribute(member: MemberRecord, name: string): unknown {
     case 'lifetime_support_cents':
       return member.campaignLifetimeSupportCents;
     case 'is_follower':
-      return false;
+      return member.patronStatus === null;
     case 'last_charge_date':
       return active ? LAST_CHARGE_DATE : null;
     case 'last_charge_status':
       return member.patronStatus === 'active_patron' ? 'Paid' : member.patronStatus === 'declined_patron' ? 'Declined' : null;
     case 'will_pay_amount_cents':
-      return active ? member.currentlyEntitledAmountCents : 0;
+      return active ? (member.currentlyEntitledAmountCents ?? 0) : 0;
     case 'note':
       return '';
     case 'pledge_cadence':
@@ -86,7 +86,10 @@ export function memberResource(
     relationships.currently_entitled_tiers = { data: member.entitledTierIds.map((id) => ({ type: 'tier', id })) };
   }
   if (include.has('user')) {
-    relationships.user = { data: { type: 'user', id: member.user.id }, links: { related: `https://www.patreon.com/api/oauth2/v2/user/${member.user.id}` } };
+    // A member whose user record is gone links to none.
+    relationships.user = member.user === null
+      ? { data: null }
+      : { data: { type: 'user', id: member.user.id }, links: { related: `https://www.patreon.com/api/oauth2/v2/user/${member.user.id}` } };
   }
   if (include.has('campaign')) relationships.campaign = { data: { type: 'campaign', id: campaignId } };
   return { type: 'member', id: member.id, attributes, ...(Object.keys(relationships).length > 0 && { relationships }) };
@@ -148,7 +151,7 @@ export function memberWebhookDocument(dataset: MembershipDataset, member: Member
   });
   return {
     data: memberResource(member, campaignId, null, include),
-    included: [campaignResource(dataset, campaignId, null, new Set()), userResource(member.user, null), ...tiers],
+    included: [campaignResource(dataset, campaignId, null, new Set()), ...(member.user === null ? [] : [userResource(member.user, null)]), ...tiers],
     links: { self: `https://www.patreon.com/api/oauth2/v2/members/${member.id}` },
   };
 }

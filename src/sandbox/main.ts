@@ -1,6 +1,6 @@
 /** `npm run sandbox`: the sandbox on SANDBOX_PORT (default 4100), printing its URL and test credentials. */
 import { readSettings, SettingError, type SettingValues } from '../lib/settings.js';
-import { startSandbox } from './index.js';
+import { startSandbox, type MembershipPagination } from './index.js';
 import { SANDBOX_SETTINGS } from './settings.js';
 
 /** A bad setting: EX_CONFIG of sysexits.h, as `npm start` and `npm run authorize` use. */
@@ -15,7 +15,8 @@ try {
   process.exit(EX_CONFIG);
 }
 
-const sandbox = await startSandbox(settings);
+// SANDBOX_MEMBERSHIP_PAGINATION was checked against its values when read (oneOf types it as a string).
+const sandbox = await startSandbox({ ...settings, membershipPagination: settings.membershipPagination as MembershipPagination });
 const { credentials } = sandbox;
 console.log(`sandbox: membership and video platforms emulated at ${sandbox.url}`);
 console.log(`

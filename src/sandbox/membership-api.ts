@@ -1,6 +1,9 @@
 /**
- * The membership platform's resource API (Patreon-style API v2): the campaign and its members, as
- * JSON:API documents (`application/vnd.api+json`) with cursor pagination, behind bearer tokens.
+ * The membership platform's resource API (Patreon-style API v2, openapi/upstreams/membership-v2.yaml):
+ * the campaign and its members, as JSON:API documents (`application/vnd.api+json`) with cursor
+ * pagination, behind bearer tokens. Pages hold at most 1,000 members (500 with `pledge_history`), or
+ * fewer (`membersPageLimit`) while a next cursor follows; the next page is given as today's docs give
+ * it (`meta.pagination.cursors.next`), or as a `links.next` carrying only `page[cursor]`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyFault } from './fault-responses.js';
@@ -14,6 +17,8 @@ import type { SandboxState } from './state.js';
 
 const DEFAULT_PAGE_COUNT = 20;
 const MAX_PAGE_COUNT = 1000;
+/** "If pledge events are requested in includes, it has 500 results in one page." */
+const MAX_PAGE_COUNT_WITH_PLEDGE_HISTORY = 500;
 
 const MEMBERS_PATH = /^\/api\/oauth2\/v2\/campaigns\/([^/]+)\/members$/;
 const CAMPAIGN_PATH = /^\/api\/oauth2\/v2\/campaigns\/([^/]+)$/;
@@ -112,14 +117,15 @@ function decodeCursor(raw: string, size: number): number {
 function listMembers(state: SandboxState, res: ServerResponse, url: URL): void {
   const include = parseInclude(url, ['currently_entitled_tiers', 'user', 'campaign', 'address', 'pledge_history']);
   const fields = parseFieldsets(url);
-  const count = parsePageCount(url);
+  const limit = Math.min(include.has('pledge_history') ? MAX_PAGE_COUNT_WITH_PLEDGE_HISTORY : MAX_PAGE_COUNT, state.membersPageLimit);
+  const count = Math.min(parsePageCount(url), limit);
   const cursor = url.searchParams.get('page[cursor]');
   const offset = cursor === null ? 0 : decodeCursor(cursor, state.membership.size);
   const page = state.membership.slice(offset, offset + count);
   const campaignId = state.credentials.campaignId;
   const data = page.map((member) => memberResource(member, campaignId, fields, include));
   const included: ResourceObject[] = [];
-  if (include.has('user')) included.push(...page.map((member) => userResource(member.user, fields)));
+  if (include.has('user')) included.push(...page.flatMap((member) => (member.user === null ? [] : [userResource(member.user, fields)])));
   if (include.has('currently_entitled_tiers')) {
     const tierIds = new Set(page.flatMap((member) => member.entitledTierIds));
     for (const tier of state.membership.tiers) if (tierIds.has(tier.id)) included.push(tierResource(tier, fields));
@@ -127,14 +133,13 @@ function listMembers(state: SandboxState, res: ServerResponse, url: URL): void {
   if (include.has('campaign') && page.length > 0) included.push(campaignResource(state.membership, campaignId, fields, new Set()));
   const nextOffset = offset + page.length;
   const nextCursor = nextOffset < state.membership.size ? encodeCursor(nextOffset) : null;
-  const document: Record<string, unknown> = {
-    data,
-    ...(include.size > 0 && { included }),
-    meta: { pagination: { cursors: { next: nextCursor }, total: state.membership.size } },
-  };
-  if (nextCursor !== null) {
+  const document: Record<string, unknown> = { data, ...(include.size > 0 && { included }) };
+  if (state.membershipPagination === 'cursor') {
+    // Today's docs: the next cursor and the total in meta, no links.
+    document.meta = { pagination: { cursors: { next: nextCursor }, total: state.membership.size } };
+  } else if (nextCursor !== null) {
+    // The 2018 first cut's links.next: the members URL with page[cursor] only, none of the query.
     const next = new URL(url.pathname, state.baseUrl);
-    for (const [name, value] of url.searchParams) if (name !== 'page[cursor]') next.searchParams.append(name, value);
     next.searchParams.set('page[cursor]', nextCursor);
     document.links = { next: next.href };
   }

@@ -1,12 +1,16 @@
 /**
  * The membership platform's seeded dataset: a campaign with four tiers and `size` members. Members
  * are generated lazily from (seed, index), so 100,000 of them cost nothing until a page is read, and
- * webhook-driven changes are kept as small overrides on top of the generated records.
+ * webhook-driven changes are kept as small overrides on top of the generated records. It holds what
+ * the platform's docs show it sends (openapi/upstreams/membership-v2.yaml): active, declined and
+ * former patrons, members who never pledged (status, amount and pledge start null, as in the docs'
+ * webhook sample), members whose user record is gone, and tier titles with emoji.
  */
 import { FIRST_NAMES, LAST_NAMES } from './names.js';
 import { createRandom, pick, randomInt, streamSeed, type Random } from './prng.js';
 
-export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron';
+/** null: the member never pledged (a free member or follower). */
+export type PatronStatus = 'active_patron' | 'declined_patron' | 'former_patron' | null;
 
 export interface MembershipTierRecord {
   id: string;
@@ -26,13 +30,15 @@ export interface MemberRecord {
   id: string;
   fullName: string;
   patronStatus: PatronStatus;
-  currentlyEntitledAmountCents: number;
-  /** Patreon-style timestamp, e.g. `2024-03-05T10:11:12.000+00:00`. */
+  /** null for a member who never pledged. */
+  currentlyEntitledAmountCents: number | null;
+  /** Patreon-style timestamp, e.g. `2024-03-05T10:11:12.000+00:00`; null for a member who never pledged. */
   pledgeRelationshipStart: string | null;
   campaignLifetimeSupportCents: number;
   /** Tier ids in the order the platform lists them (not sorted by amount). */
   entitledTierIds: string[];
-  user: MembershipUserRecord;
+  /** null: the member's user record is gone (the relationship's data is null). */
+  user: MembershipUserRecord | null;
 }
 
 /** What a webhook-style change may set on a member. */
@@ -40,11 +46,12 @@ export type MemberOverride = Partial<
   Pick<MemberRecord, 'patronStatus' | 'currentlyEntitledAmountCents' | 'pledgeRelationshipStart' | 'entitledTierIds'>
 >;
 
+/** Titles as creators type them, emoji included (the service strips them). */
 export const MEMBERSHIP_TIERS: readonly MembershipTierRecord[] = [
-  { id: '8100001', title: 'Supporter', amountCents: 300 },
-  { id: '8100002', title: 'Fan', amountCents: 500 },
-  { id: '8100003', title: 'Champion', amountCents: 1000 },
-  { id: '8100004', title: 'Patron Saint', amountCents: 2500 },
+  { id: '8100001', title: 'Supporter 🌱', amountCents: 300 },
+  { id: '8100002', title: '⭐ Fan', amountCents: 500 },
+  { id: '8100003', title: '🔥 Champion 🔥', amountCents: 1000 },
+  { id: '8100004', title: '😇 Patron Saint', amountCents: 2500 },
 ];
 
 /** Pledge start times count back from this fixed instant, so the dataset never depends on the clock. */
@@ -106,15 +113,18 @@ export class MembershipDataset {
     const fullName = `${first} ${last}`;
     const statusRoll = random();
     const patronStatus: PatronStatus =
-      statusRoll < 0.7 ? 'active_patron' : statusRoll < 0.85 ? 'declined_patron' : 'former_patron';
+      statusRoll < 0.7 ? 'active_patron' : statusRoll < 0.8 ? 'declined_patron' : statusRoll < 0.93 ? 'former_patron' : null;
     const tierIndex = weightedTierIndex(random);
     const tier = MEMBERSHIP_TIERS[tierIndex] ?? MEMBERSHIP_TIERS[0]!;
     const ageDays = randomInt(random, 3, 1400);
     const startMs = DATASET_ANCHOR_MS - ageDays * DAY_MS - randomInt(random, 0, DAY_MS - 1);
     const shape = random();
     let entitledTierIds: string[];
-    let amount: number;
-    if (patronStatus === 'former_patron') {
+    let amount: number | null;
+    if (patronStatus === null) {
+      entitledTierIds = [];
+      amount = null;
+    } else if (patronStatus === 'former_patron') {
       entitledTierIds = [];
       amount = 0;
     } else if (shape < 0.6) {
@@ -140,18 +150,20 @@ export class MembershipDataset {
       amount = randomInt(random, 1, 9) * 100 + 77;
     }
     const months = Math.max(1, Math.floor(ageDays / 30));
-    const lifetime = patronStatus === 'former_patron' ? randomInt(random, 1, 24) * tier.amountCents : months * Math.max(amount, 100);
+    const lifetime =
+      patronStatus === null ? 0 : patronStatus === 'former_patron' ? randomInt(random, 1, 24) * tier.amountCents : months * Math.max(amount ?? 0, 100);
     const hasFirstName = random() >= 0.1;
+    const hasUser = random() >= 0.05;
     return {
       index,
       id: `${this.#idPrefix}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`,
       fullName,
       patronStatus,
       currentlyEntitledAmountCents: amount,
-      pledgeRelationshipStart: formatPatreonTime(startMs),
+      pledgeRelationshipStart: patronStatus === null ? null : formatPatreonTime(startMs),
       campaignLifetimeSupportCents: lifetime,
       entitledTierIds,
-      user: { id: String(50_000_000 + index), firstName: hasFirstName ? first : '', fullName },
+      user: hasUser ? { id: String(50_000_000 + index), firstName: hasFirstName ? first : '', fullName } : null,
     };
   }
 }

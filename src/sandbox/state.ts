@@ -6,6 +6,8 @@ import type { MembershipDataset } from './membership-data.js';
 import type { TokenAuthority } from './tokens.js';
 import type { VideoDataset } from './video-data.js';
 
+export type MembershipPagination = 'cursor' | 'link';
+
 /** Requests served per endpoint, read through GET /__sandbox/stats (tests count upstream calls). */
 export type EndpointName = 'token' | 'campaign' | 'members' | 'sponsorships' | 'channels' | 'dashboard' | 'webhook';
 
@@ -15,6 +17,10 @@ export interface SandboxState {
   baseUrl: string;
   credentials: SandboxCredentials;
   membership: MembershipDataset;
+  /** How a members page gives the next one: `meta.pagination.cursors.next`, or a cursor-only `links.next`. */
+  membershipPagination: MembershipPagination;
+  /** The most members a page holds, whatever `page[count]` asks (the platform's limit is 1,000). */
+  membersPageLimit: number;
   video: VideoDataset;
   tokens: TokenAuthority;
   /** Codes of the authorization endpoint, waiting for the token endpoint. */

@@ -1,7 +1,9 @@
 /**
- * The video platform's channel-dashboard internal API (`/youtubei/v1/…`): memberships data with
- * page tokens, channel titles, and the dashboard's facts card. Requests are checked in the order a
- * Google front end checks them: API key, referrer restriction, credentials, then the body.
+ * The video platform's channel-dashboard internal API (`/youtubei/v1/…`,
+ * openapi/upstreams/video-dashboard.yaml): memberships data nested under `sponsorshipsData`, paged
+ * with `sponsorsOptions.continuationToken`, channel titles, and the dashboard's facts card for a query
+ * restricted on dimension USER. Requests are checked in the order a Google front end checks them:
+ * API key, referrer restriction, credentials, then the body.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -116,14 +118,14 @@ function sponsorshipsData(state: SandboxState, body: Record<string, unknown>): R
   if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1) {
     throw new RequestError(400, 'Request contains an invalid argument. (sponsorsOptions.pageSize)');
   }
-  const offset = typeof options.pageToken === 'string' ? decodePageToken(options.pageToken) : 0;
-  const result: Record<string, unknown> = {};
+  const offset = typeof options.continuationToken === 'string' ? decodePageToken(options.continuationToken) : 0;
+  const data: Record<string, unknown> = {};
   const wantsAll = (name: string) => {
     const entry = mask[name];
     return isRecord(entry) && entry.all === true;
   };
   if (wantsAll('sponsorshipsTierData')) {
-    result.sponsorshipsTierData = {
+    data.sponsorshipsTierData = {
       tiers: state.video.tiers.map((tier) => ({
         id: tier.id,
         pricingLevelId: String(tier.priceMicros),
@@ -136,17 +138,17 @@ function sponsorshipsData(state: SandboxState, body: Record<string, unknown>): R
     const size = Math.min(pageSize, MAX_PAGE_SIZE);
     const page = state.video.members.slice(offset, offset + size);
     const next = offset + page.length;
-    result.sponsorsData = {
+    data.sponsorsData = {
       sponsors: page.map((member) => ({
         externalChannelId: member.channelId,
         tierId: member.tierId,
-        durationAtCurrentTier: { amount: member.daysAtTier, timeUnit: 'TIME_UNIT_DAY' },
+        durationAtCurrentTier: { amount: member.atTier.amount, timeUnit: member.atTier.unit === 'day' ? 'SPONSORSHIPS_TIME_UNIT_DAY' : 'SPONSORSHIPS_TIME_UNIT_MONTH' },
         status: 'SPONSOR_STATUS_ACTIVE',
       })),
-      ...(next < state.video.members.length && { nextPageToken: encodePageToken(next) }),
+      ...(next < state.video.members.length && { continuationToken: encodePageToken(next) }),
     };
   }
-  return result;
+  return { sponsorshipsData: data };
 }
 
 function creatorChannels(state: SandboxState, body: Record<string, unknown>): Record<string, unknown> {
@@ -166,9 +168,24 @@ function creatorChannels(state: SandboxState, body: Record<string, unknown>): Re
   return { channels };
 }
 
+/** Whether every node's query is restricted on dimension USER to the channel itself, as the reference asks. */
+function restrictedToOwnUser(state: SandboxState, params: Record<string, unknown>): boolean {
+  const facts = isRecord(params.factsAnalyticsParams) ? params.factsAnalyticsParams : {};
+  const nodes = Array.isArray(facts.nodes) ? facts.nodes : [];
+  return nodes.every((node) => {
+    const query = isRecord(node) && isRecord(node.value) && isRecord(node.value.query) ? node.value.query : {};
+    const restricts = Array.isArray(query.restricts) ? query.restricts : [];
+    return restricts.some(
+      (restrict) =>
+        isRecord(restrict) && isRecord(restrict.dimension) && restrict.dimension.type === 'USER' && Array.isArray(restrict.inValues) && restrict.inValues.includes(state.credentials.members.externalChannelId),
+    );
+  });
+}
+
 function channelDashboard(state: SandboxState, body: Record<string, unknown>): Record<string, unknown> {
   const params = isRecord(body.dashboardParams) ? body.dashboardParams : {};
   checkOwnChannel(state, params.channelId);
+  if (!restrictedToOwnUser(state, params)) throw new RequestError(400, 'Request contains an invalid argument. (restricts: dimension USER with the channel id)');
   const fact = (key: string, metric: string, value: number) => ({
     key,
     value: { resultTable: { metricColumns: [{ metric: { type: metric }, counts: { values: [value] } }] } },
@@ -177,7 +194,7 @@ function channelDashboard(state: SandboxState, body: Record<string, unknown>): R
     cards: [
       { id: 'latest-video', body: { basicCard: { item: { creatorVideoItem: { videoId: 'sandbox0001', title: 'Latest stream' } } } } },
       {
-        id: 'channel-facts',
+        id: 'facts',
         body: {
           basicCard: {
             item: {

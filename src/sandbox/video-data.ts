@@ -1,6 +1,7 @@
 /**
  * The video platform's seeded dataset: three membership tiers whose names carry decorative emoji,
- * `size` channel members, the channels' titles and the subscriber count.
+ * `size` channel members (each at their tier for some days or, past a month, some months, as the
+ * dashboard counts them), the channels' titles and the subscriber count.
  */
 import { FIRST_NAMES, HANDLE_WORDS, LAST_NAMES, TITLE_DECORATIONS } from './names.js';
 import { createRandom, pick, randomInt, randomString, streamSeed } from './prng.js';
@@ -13,10 +14,16 @@ export interface VideoTierRecord {
   name: string;
 }
 
+/** How long a member has been at their tier, in the dashboard's unit: days under a month, months after. */
+export interface TierDuration {
+  amount: number;
+  unit: 'day' | 'month';
+}
+
 export interface VideoMemberRecord {
   channelId: string;
   tierId: string;
-  daysAtTier: number;
+  atTier: TierDuration;
   /** The member channel's title. */
   title: string;
 }
@@ -62,10 +69,11 @@ export class VideoDataset {
             : style < 0.85
               ? `${pick(memberRandom, TITLE_DECORATIONS)} ${first} ${pick(memberRandom, HANDLE_WORDS)}`
               : `${first}${pick(memberRandom, HANDLE_WORDS)}${randomInt(memberRandom, 1, 99)}`;
+      const days = randomInt(memberRandom, 0, 900);
       members.push({
         channelId: channelIdFrom(seed, 0x20000 + i),
         tierId: tier.id,
-        daysAtTier: randomInt(memberRandom, 0, 900),
+        atTier: days < 31 ? { amount: days, unit: 'day' } : { amount: Math.floor(days / 30), unit: 'month' },
         title,
       });
     }

@@ -17,7 +17,7 @@ export const webhookRequestSchema = z.strictObject({
   url: z
     .url({ protocol: /^http$/, error: 'an http:// URL' })
     .refine((value) => LOOPBACK_HOSTS.has(new URL(value).hostname), { error: 'a loopback URL (127.0.0.1, localhost or [::1])' }),
-  event: z.enum(['members:pledge:create', 'members:pledge:update', 'members:pledge:delete']),
+  event: z.enum(['members:pledge:create', 'members:pledge:update', 'members:pledge:delete', 'members:create', 'members:update', 'members:delete']),
   memberId: z.string().min(1),
   /** The tier the member moves to (create/update); defaults to the member's current or lowest tier. */
   tierId: z.string().min(1).optional(),
@@ -47,13 +47,14 @@ function applyPledgeEvent(state: SandboxState, request: WebhookRequest): MemberR
     throw new WebhookRequestError(400, `tierId: no tier ${request.tierId}; expected one of ${dataset.tiers.map((t) => t.id).join(', ')}`);
   }
   const current = dataset.member(index);
-  if (request.event === 'members:pledge:delete') {
+  if (request.event.endsWith(':delete')) {
     return dataset.override(index, { patronStatus: 'former_patron', entitledTierIds: [], currentlyEntitledAmountCents: 0 });
   }
   const tier = dataset.tier(request.tierId ?? current.entitledTierIds[0] ?? '') ?? dataset.tiers[0]!;
-  const movesTier = request.event === 'members:pledge:create' || request.tierId !== undefined;
+  const creates = request.event.endsWith(':create');
+  const movesTier = creates || request.tierId !== undefined;
   return dataset.override(index, {
-    ...(request.event === 'members:pledge:create' && { patronStatus: 'active_patron', pledgeRelationshipStart: formatPatreonTime(Date.now()) }),
+    ...(creates && { patronStatus: 'active_patron', pledgeRelationshipStart: formatPatreonTime(Date.now()) }),
     ...(movesTier && { entitledTierIds: [tier.id], currentlyEntitledAmountCents: tier.amountCents }),
   });
 }

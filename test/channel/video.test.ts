@@ -1,12 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripDecorativeEmoji } from '../../src/channel/emoji.js';
 import type { MembersConfig } from '../../src/channel/members-config.js';
-import { UpstreamError } from '../../src/channel/upstream.js';
+import { IncompleteReadError, UpstreamError, type SkippedRecord } from '../../src/channel/upstream.js';
 import { createVideoMembersSource, createVideoStatsSource } from '../../src/channel/video.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type RunningSandbox, type VideoMemberRecord } from '../../src/sandbox/index.js';
+import { startFixturePlatform } from '../support/fixture-platform.js';
 import { sandboxRequests, setFault } from './sandbox-keeper.js';
 
 const DAY_MS = 86_400_000;
+
+/** When a member started at the tier: days, or calendar months (clamped to the month's last day), back from `today`. */
+function startOf(today: number, member: VideoMemberRecord): number {
+  if (member.atTier.unit === 'day') return today - member.atTier.amount * DAY_MS;
+  const date = new Date(today);
+  const month = date.getUTCMonth() - member.atTier.amount;
+  return Date.UTC(date.getUTCFullYear(), month, Math.min(date.getUTCDate(), new Date(Date.UTC(date.getUTCFullYear(), month + 1, 0)).getUTCDate()));
+}
 
 describe('stripDecorativeEmoji', () => {
   it.each([
@@ -32,7 +41,7 @@ describe('video adapters against the sandbox', () => {
   });
   afterAll(() => sandbox.close());
 
-  it('reads tiers (cents from micros, names without emoji) and members (first names, since, daysAtTier)', async () => {
+  it('reads tiers (cents from micros, names without emoji) and members (first names, since, daysAtTier in days or months)', async () => {
     const snapshot = await createVideoMembersSource({ apiBase: sandbox.url, members: sandbox.credentials.members }).fetch();
     const dataset = sandbox.datasets.video;
     // Whole days count back from the start of the UTC day of the fetch.
@@ -47,16 +56,21 @@ describe('video adapters against the sandbox', () => {
         name: stripDecorativeEmoji(member.title).split(' ')[0],
         tierId: member.tierId,
         amountCents: dataset.tiers.find((tier) => tier.id === member.tierId)!.priceMicros / 10_000,
-        since: new Date(today - member.daysAtTier * DAY_MS).toISOString(),
-        daysAtTier: member.daysAtTier,
+        since: new Date(startOf(today, member)).toISOString(),
+        daysAtTier: Math.round((today - startOf(today, member)) / DAY_MS),
       })),
     );
+    // Months are months: a member of N months has been there some 28 to 31 days a month, never N days.
+    const months = dataset.members.find((member) => member.atTier.unit === 'month' && member.atTier.amount >= 3)!;
+    const read = snapshot.supporters.find((supporter) => supporter.id === months.channelId)!;
+    expect(read.daysAtTier).toBeGreaterThanOrEqual(months.atTier.amount * 28);
+    expect(dataset.members.some((member) => member.atTier.unit === 'day')).toBe(true);
     // Titles decorated with emoji give the name, not the emoji.
     const decorated = dataset.members.find((member) => /\p{Extended_Pictographic}/u.test(member.title))!;
     expect(snapshot.supporters.find((supporter) => supporter.id === decorated.channelId)?.name).toMatch(/^\p{L}+$/u);
   });
 
-  it('follows nextPageToken and batches channel ids (250 members → 3 pages, 5 title requests)', async () => {
+  it('follows continuationToken and batches channel ids (250 members → 3 pages, 5 title requests)', async () => {
     const big = await startSandbox({ videoMembers: 250, seed: 5 });
     try {
       const before = await sandboxRequests(big);
@@ -101,8 +115,8 @@ describe('video adapters against the sandbox', () => {
       await setFault(sandbox, { target: 'video', status: 503 });
       await expect(members.fetch()).rejects.toMatchObject({ source: 'video', status: 503, message: 'video: sponsorships page 1: the platform answered HTTP 503 (UNAVAILABLE)' });
       await setFault(sandbox, { target: 'video', malformed: 'shape' });
-      await expect(members.fetch()).rejects.toThrow(/^video: malformed sponsorships page 1: sponsorsData\.sponsors: /);
-      await expect(stats.fetch()).rejects.toThrow(/^stats: malformed channel dashboard: cards: /);
+      await expect(members.fetch()).rejects.toThrow("video: malformed sponsorships page 1: (root): must have required property 'sponsorshipsData'");
+      await expect(stats.fetch()).rejects.toThrow('stats: malformed channel dashboard: /cards: must be array');
       await setFault(sandbox, { target: 'video', malformed: 'json' });
       await expect(stats.fetch()).rejects.toThrow('stats: malformed channel dashboard: the body is not valid JSON');
     } finally {
@@ -117,6 +131,42 @@ describe('video adapters against the sandbox', () => {
       await expect(stats.fetch()).rejects.toThrow('stats: channel dashboard: the request was aborted or timed out');
     } finally {
       await setFault(sandbox, null);
+    }
+  });
+});
+
+describe('video adapter on answers it must tolerate', () => {
+  it('skips the records it cannot read, reports them, and lists the rest; a repeated token is an IncompleteReadError', async () => {
+    const platform = await startFixturePlatform();
+    try {
+      const tiers = [
+        { id: 'T1', pricingLevelId: 1_990_000, liveVersion: { name: 'One' } },
+        { id: 'T2', pricingLevelId: 'lots', liveVersion: { name: 'Broken' } },
+      ];
+      const sponsors = [
+        { externalChannelId: 'UCgood', tierId: 'T1', durationAtCurrentTier: { amount: '2', timeUnit: 'SPONSORSHIPS_TIME_UNIT_DAY' } },
+        { externalChannelId: 'UCunitless', tierId: 'T1', durationAtCurrentTier: { amount: 5 } },
+        { externalChannelId: 'UCweek', tierId: 'T1', durationAtCurrentTier: { amount: 1, timeUnit: 'SPONSORSHIPS_TIME_UNIT_WEEK' } },
+        { externalChannelId: 'UCnowhere', tierId: 'T9', durationAtCurrentTier: { amount: 1, timeUnit: 'SPONSORSHIPS_TIME_UNIT_DAY' } },
+        { tierId: 'T1' },
+      ];
+      platform.handlers.sponsorships = () => ({ body: { sponsorshipsData: { sponsorshipsTierData: { tiers }, sponsorsData: { sponsors } } } });
+      platform.handlers.channels = ({ body }) => ({ body: { channels: (body.channelIds as string[]).map((channelId) => (channelId === 'UCunitless' ? { title: 'no id' } : { channelId, title: 'Zoe Q' })) } });
+      const skipped: SkippedRecord[] = [];
+      const { video } = platform.upstream();
+      const snapshot = await createVideoMembersSource(video).fetch(undefined, { skipped: (record) => skipped.push(record) });
+      expect(snapshot.supporters.map((supporter) => [supporter.id, supporter.name, supporter.daysAtTier])).toEqual([['UCgood', 'Zoe', 2], ['UCunitless', null, 5]]);
+      expect(snapshot.tiers.map((tier) => tier.id)).toEqual(['T1']);
+      expect(skipped.map(({ id, reason }) => `${id} ${reason}`).sort()).toEqual([
+        'channel (no id) malformed', 'member (no id) malformed', 'member UCnowhere unlisted_tier', 'member UCweek malformed', 'tier T2 malformed',
+      ]);
+
+      platform.handlers.sponsorships = () => ({ body: { sponsorshipsData: { sponsorsData: { sponsors: [], continuationToken: 'again' } } } });
+      const error = await createVideoMembersSource(video).fetch().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IncompleteReadError);
+      expect((error as Error).message).toBe('video: sponsorships page 3: the platform gave the token of a page already read; stopped after 0 members, not served as the whole list');
+    } finally {
+      await platform.close();
     }
   });
 });

@@ -1,14 +1,13 @@
 /**
  * Parts of `npm run dev` that need no running loop: the lock that keeps a second one out of a tree
- * (and takes over the lock of one that is gone), the hint that names a missing resolver from the
- * compiler's words, and the location of a server that fails to load.
+ * (and takes over the lock of one that is gone), and the hint that names a missing resolver from the
+ * compiler's words.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeImportFailure } from '../../scripts/dev-import-failure.js';
 import { acquireDevLock } from '../../scripts/dev-lock.js';
 import { missingResolverHint } from '../../scripts/missing-resolvers.js';
 
@@ -67,24 +66,5 @@ describe('missingResolverHint', () => {
     expect(missingResolverHint("src/a.ts(88,14): error TS2322: Type 'string' is not assignable to type 'number'.")).toBeUndefined();
     expect(missingResolverHint("src/a.ts(1,1): error TS2741: Property 'x' is missing in type '{}' but required in type 'Options'.")).toBeUndefined();
     expect(missingResolverHint('12:24:46 PM - Found 0 errors. Watching for file changes.')).toBeUndefined();
-  });
-});
-
-describe('describeImportFailure', () => {
-  it('leads with the file:line:column of the project frame that threw', () => {
-    const error = new Error('resolvers cannot load');
-    error.stack = [
-      'Error: resolvers cannot load',
-      `    at <anonymous> (file://${process.cwd()}/examples/starwars/resolvers.ts:23:9)`,
-      `    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)`,
-      `    at async run (file://${process.cwd()}/scripts/dev-standby.mjs:40:63)`,
-    ].join('\n');
-    expect(describeImportFailure(error)).toBe('examples/starwars/resolvers.ts:23:9 Error: resolvers cannot load\n    at <anonymous> (examples/starwars/resolvers.ts:23:9)');
-  });
-
-  it('finds the position of a syntax error in its message', () => {
-    const error = new Error(`Transform failed with 1 error:\n${process.cwd()}/src/graphql/resolvers.ts:3:10: ERROR: Expected ";" but found "x"`);
-    error.stack = `Error: ${error.message}\n    at failureErrorWithLog (${process.cwd()}/node_modules/esbuild/lib/main.js:1477:15)`;
-    expect(describeImportFailure(error).split('\n')[0]).toBe('src/graphql/resolvers.ts:3:10 Error: Transform failed with 1 error:');
   });
 });

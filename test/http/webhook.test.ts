@@ -114,7 +114,7 @@ describe('POST /membership/webhook', () => {
     const wrongShape = await send('members:pledge:create', JSON.stringify({ data: { type: 'campaign', id: '1' } }));
     expect(wrongShape.status).toBe(400);
     expect(wrongShape.json<{ detail: string }>().detail).toContain('not a JSON:API member document');
-    const unknownEvent = await send('members:create', JSON.stringify({ data: { type: 'member', id: '1' } }));
+    const unknownEvent = await send('posts:publish', JSON.stringify({ data: { type: 'member', id: '1' } }));
     expect(unknownEvent.status).toBe(400);
     expect(unknownEvent.json<{ detail: string }>().detail).toContain('X-Patreon-Event');
     expect(await pledges()).toEqual(before);

@@ -17,35 +17,39 @@ describe('sandbox video platform (channel-dashboard internal API)', () => {
   });
   afterAll(() => sandbox.close());
 
-  const sponsorshipsBody = (pageToken?: string) => ({
+  const sponsorshipsBody = (continuationToken?: string) => ({
     context: sandbox.credentials.members.context,
     externalChannelId: sandbox.credentials.members.externalChannelId,
     mask: { sponsorshipsTierData: { all: true }, sponsorsData: { all: true } },
-    sponsorsOptions: { pageSize: 10, filter: {}, ...(pageToken && { pageToken }) },
+    sponsorsOptions: { pageSize: 10, filter: {}, ...(continuationToken && { continuationToken }) },
   });
 
-  it('serves tiers (price in micros, names with emoji) and sponsors page by page through nextPageToken', async () => {
+  it('serves tiers (price in micros, names with emoji) and sponsors under sponsorshipsData, page by page through continuationToken', async () => {
     const seen: string[] = [];
+    const units = new Set<string>();
     let token: string | undefined;
     let pages = 0;
     do {
       const response = await call('sponsors/creator_sponsorships_data', sponsorshipsBody(token));
       expect(response.status).toBe(200);
-      const body = await response.json();
+      const { sponsorshipsData: data } = await response.json();
       pages += 1;
-      expect(body.sponsorshipsTierData.tiers).toHaveLength(3);
-      for (const tier of body.sponsorshipsTierData.tiers) {
+      expect(data.sponsorshipsTierData.tiers).toHaveLength(3);
+      for (const tier of data.sponsorshipsTierData.tiers) {
         expect(tier.pricingLevelId).toMatch(/^\d+0000$/);
         expect(tier.liveVersion.name).toMatch(/\p{Extended_Pictographic}/u);
       }
-      for (const sponsor of body.sponsorsData.sponsors) {
+      for (const sponsor of data.sponsorsData.sponsors) {
         expect(sponsor.durationAtCurrentTier.amount).toEqual(expect.any(Number));
+        units.add(sponsor.durationAtCurrentTier.timeUnit);
         seen.push(sponsor.externalChannelId);
       }
-      token = body.sponsorsData.nextPageToken;
+      token = data.sponsorsData.continuationToken;
     } while (token);
     expect(pages).toBe(3);
     expect(seen).toEqual(sandbox.datasets.video.members.map((member) => member.channelId));
+    // Durations come in days and in months.
+    expect(units).toEqual(new Set(['SPONSORSHIPS_TIME_UNIT_DAY', 'SPONSORSHIPS_TIME_UNIT_MONTH']));
   });
 
   it('returns the titles of the requested channels, only the masked fields, at most 50 ids per request', async () => {
@@ -57,11 +61,18 @@ describe('sandbox video platform (channel-dashboard internal API)', () => {
     expect((await tooMany.json()).error.status).toBe('INVALID_ARGUMENT');
   });
 
-  it('serves the subscriber count at the channel-dashboard path', async () => {
-    const response = await call('creator/get_channel_dashboard', {
-      context: sandbox.credentials.members.context,
-      dashboardParams: { channelId: sandbox.credentials.members.externalChannelId },
-    });
+  const dashboardBody = (dimension: string) => ({
+    context: sandbox.credentials.members.context,
+    dashboardParams: {
+      channelId: sandbox.credentials.members.externalChannelId,
+      factsAnalyticsParams: {
+        nodes: [{ key: 'DASHBOARD_FACT_ANALYTICS_LIFETIME_SUBSCRIBERS', value: { query: { metrics: [{ type: 'SUBSCRIBERS_NET_CHANGE' }], restricts: [{ dimension: { type: dimension }, inValues: [sandbox.credentials.members.externalChannelId] }] } } }],
+      },
+    },
+  });
+
+  it('serves the subscriber count at the channel-dashboard path, for a query restricted on dimension USER', async () => {
+    const response = await call('creator/get_channel_dashboard', dashboardBody('USER'));
     type Fact = { key: string; value: { resultTable: { metricColumns: { counts: { values: number[] } }[] } } };
     type Card = { body?: { basicCard?: { item?: { channelFactsItem?: { channelFactsData?: { results: Fact[] } } } } } };
     const body = (await response.json()) as { cards: Card[] };
@@ -79,7 +90,8 @@ describe('sandbox video platform (channel-dashboard internal API)', () => {
       [call('sponsors/creator_sponsorships_data', body, { headers: { cookie: 'SAPISID=stale' } }), 401, 'UNAUTHENTICATED'],
       [call('sponsors/creator_sponsorships_data', { ...body, externalChannelId: 'UCsomeoneElse0000000000000' }), 403, 'PERMISSION_DENIED'],
       [call('sponsors/creator_sponsorships_data', { ...body, context: {} }), 400, 'INVALID_ARGUMENT'],
-      [call('sponsors/creator_sponsorships_data', { ...body, sponsorsOptions: { pageToken: 'forged' } }), 400, 'INVALID_ARGUMENT'],
+      [call('sponsors/creator_sponsorships_data', { ...body, sponsorsOptions: { continuationToken: 'forged' } }), 400, 'INVALID_ARGUMENT'],
+      [call('creator/get_channel_dashboard', dashboardBody('CHANNEL')), 400, 'INVALID_ARGUMENT'],
     ];
     for (const [pending, status, name] of cases) {
       const response = await pending;

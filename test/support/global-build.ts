@@ -17,13 +17,15 @@
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { TEST_BUILD_DIR } from './built-module.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+/** TypeScript 7, as `npm run typecheck` runs it: the packages' build records are the same for both. */
+const TSC = join(dirname(createRequire(import.meta.url).resolve('typescript-7/package.json')), 'bin', 'tsc');
 
 /** Runs `node <args>` in the project root; a non-zero exit throws `failure` followed by the command's output. */
 async function run(args: readonly string[], failure: string): Promise<void> {
