@@ -255,7 +255,7 @@ export class NotificationOutbox implements OutboxStore {
     return Number(result.numUpdatedRows);
   }
 
-  /** Removes delivered deliveries and dead letters past their retention, and events left without a delivery; resolves with the deliveries removed. */
+  /** Removes delivered deliveries and dead letters past their retention, and events left without a delivery, then vacuums the outbox; resolves with the deliveries removed. */
   async prune(): Promise<number> {
     const nowMs = this.#now();
     const db = this.#db();
@@ -280,6 +280,11 @@ export class NotificationOutbox implements OutboxStore {
         .where((eb) => eb.not(eb.exists(eb.selectFrom('notification_delivery').select(sql`1`.as('one')).whereRef('notification_delivery.event_id', '=', 'notification_event.id'))))
         .execute();
     }
+    // Every delivery leaves dead row versions behind (its lease, its outcome, its removal). PGlite
+    // runs no autovacuum (one process, no background workers): without this its outbox would keep
+    // every one of them, on disk, and have no planner statistics. On PostgreSQL autovacuum does the
+    // same; this costs it little. Not in a transaction (VACUUM cannot run in one).
+    await sql`VACUUM (ANALYZE) notification_delivery, notification_event`.execute(db);
     return removed;
   }
 }

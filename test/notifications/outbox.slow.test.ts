@@ -5,6 +5,7 @@
  * that never answers and one that verifies every signature with the standardwebhooks package; dead
  * letters and their replay; Discord's rate limit; the drain of a shutdown; one worker per delivery.
  */
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, expect, it } from 'vitest';
 import type { Supporter, SupportersSnapshot, Tier } from '../../src/channel/models.js';
@@ -311,7 +312,7 @@ describeOnDatabases('the notifications outbox', (backend) => {
     expect(new Set(idsOf(target)).size).toBe(200);
   });
 
-  it('removes delivered deliveries after 7 days and dead letters after 30, and an event with its last delivery', async () => {
+  it('removes delivered deliveries after 7 days and dead letters after 30, and an event with its last delivery, and vacuums the outbox', async () => {
     const target = await receiver();
     const destination = webhook('crm', target);
     const h = await harness({ destinations: [destination] });
@@ -338,5 +339,8 @@ describeOnDatabases('the notifications outbox', (backend) => {
     // The pending one stays, however old: it is not sent yet.
     expect(await events()).toEqual([third!.event.id]);
     expect((await h.deliveryRows()).map((row) => row.state)).toEqual(['pending']);
+    // And the outbox is vacuumed: on PGlite, which runs no autovacuum, nothing else would.
+    const vacuumed = async () => (await sql<{ relname: string; last_vacuum: Date | null }>`SELECT relname, last_vacuum FROM pg_stat_user_tables WHERE relname IN ('notification_delivery', 'notification_event')`.execute(db)).rows;
+    await eventually('the outbox vacuumed', async () => (await vacuumed()).filter((row) => row.last_vacuum !== null).length === 2);
   });
 });
