@@ -223,7 +223,8 @@ export type paths = {
          * @description Puts the dead letters — of one destination, one event, or all — back to pending with a new
          *     retry window; the running service sends them at once, each under its own event id (a receiver
          *     that already has one drops it). Needs `Authorization: Bearer <NOTIFICATIONS_REPLAY_TOKEN>`;
-         *     without that setting no replay is accepted over HTTP.
+         *     without that setting no replay is accepted over HTTP. (The token is described here rather than as
+         *     a security scheme: the operator's command is the only client, and no other operation takes it.)
          */
         post: operations["replayNotificationDeadLetters"];
         delete?: never;
