@@ -303,7 +303,7 @@ describeOnDatabases('the notifications outbox', (backend) => {
       }),
     );
     for (const { worker } of replicas) worker.start();
-    await eventually('every delivery', async () => (await h.deliveryRows()).every((row) => row.state === 'delivered'), { detail: () => `received ${target.received.length}` });
+    await eventually('every delivery', async () => (await h.deliveryRows()).every((row) => row.state === 'delivered'), { timeoutMs: 60_000, detail: () => `received ${target.received.length}` });
     for (const { worker, dispatcher } of replicas) {
       await worker.close(0);
       await dispatcher.close();
