@@ -27,6 +27,7 @@ import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useStreamedResponses } from './streamed-responses.js';
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import type { ChannelHistory } from '../history/history-service.js';
+import type { Notifications } from '../notifications/notifications.js';
 import { createChannelResolvers, type ChannelEvents } from './resolvers.js';
 import { createGraphServer, type ReloadSchema } from './server.js';
 import { CODEGEN_PERSISTED_DOCUMENTS, useTrustedDocuments, type PersistedDocuments } from './trusted-documents.js';
@@ -70,6 +71,8 @@ export interface ChannelGraphOptions {
   events?: ChannelEvents;
   /** The channel over time (history, changes, goals); without it those fields answer unavailable. */
   history?: ChannelHistory;
+  /** The notifications' deliveries (notificationDeliveries); without it the list is empty. */
+  notifications?: Notifications;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
   /**
@@ -215,7 +218,7 @@ function createChannelGraphWith<Front>(
   let reloadSchema: ReloadSchema | undefined;
   const graph = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
-    resolvers: createChannelResolvers(indexes, events, options.history),
+    resolvers: createChannelResolvers(indexes, events, options.history, options.notifications),
     plugins,
     frontPlugin: (paths) => {
       const made = frontOf(paths);
