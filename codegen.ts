@@ -64,6 +64,7 @@ const config: CodegenConfig = {
           Tier: '../../src/channel/models.js#Tier',
           ChannelStats: '../../src/channel/models.js#ChannelStatsView',
           SupporterEvent: '../../src/channel/supporter-events.js#SupporterChangeEvent',
+          NotificationDelivery: '../../src/notifications/outbox.js#DeliveryView',
           Totals: '../../src/history/history-service.js#TotalsView',
           PlatformTotals: '../../src/history/snapshot-diff.js#PlatformTotals',
           TierTotals: '../../src/history/snapshot-diff.js#TierTotals',

@@ -37,6 +37,7 @@ import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
 import { createChannelHistory, type ChannelHistory } from './history/history-service.js';
+import { createNotifications, type Notifications } from './notifications/notifications.js';
 import type { ChannelGraphStore } from './graphql/schema/context.js';
 
 export interface ChannelAppOptions {
@@ -54,6 +55,8 @@ export interface ChannelApp {
   store: SnapshotStore;
   /** The channel over time: its database, recorder (with hooks in each recording's transaction) and reads; undefined with `history: false`. */
   history?: ChannelHistory;
+  /** The notifications (notifications.json): their outbox in the history's database, its worker and the deliveries view; undefined without history. */
+  notifications?: Notifications;
   /** The live events (GET /events, GraphQL subscriptions): every snapshot change as events. */
   events: ChannelEventLog;
   /** The in-process platform emulator (sandbox mode only). */
@@ -61,8 +64,9 @@ export interface ChannelApp {
   /**
    * Stops in this order: the event streams end (GET /events, subscriptions, WebSockets), no new connection, requests in flight finish (those still running after
    * half the shutdown timeout, at most 5 s, are cut), a membership token refresh in flight is
-   * answered and its token saved, the snapshot writes reach the disk, the upstream connections, the
-   * Redis connections (REDIS_URL) and the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
+   * answered and its token saved, the snapshot writes reach the disk, the last recording is stored,
+   * the notifications due are sent (until 80% of the shutdown timeout; the rest after the next
+   * start), the database, the upstream connections, the Redis connections (REDIS_URL) and the sandbox close. Rejects with ShutdownTimeoutError, naming the step it was waiting for, when
    * that takes longer than `shutdownTimeoutMs`. Every call returns the same promise.
    */
   close(): Promise<void>;
@@ -82,6 +86,11 @@ export class ShutdownTimeoutError extends Error {
 
 export { MEMBERSHIP_TOKEN_FILE } from './channel/membership-oauth.js';
 
+/**
+ * The notifications drain until this share of the shutdown timeout has passed since close() began:
+ * the rest is for closing the database, the upstream and Redis connections and the sandbox.
+ */
+const NOTIFICATIONS_DRAIN_SHARE = 0.8;
 /** How long close() lets requests in flight finish before cutting their connections (at most). */
 const CLOSE_GRACE_MS = 5_000;
 /** A client may send this many header lines (Node's default, 2,000, is far more than any client needs). */
@@ -119,11 +128,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
   const { mode } = config.upstream;
+  const notificationDestinations = config.notifications?.destinations.map((destination) => destination.name) ?? [];
   // Read at every scrape; the store and the event transports exist by the time anything scrapes.
   const metrics = createMetrics({
     mode,
     snapshots: () => store.health(),
     eventSubscribers: () => ({ events: eventStream.openStreams, 'graphql-sse': graphStreams.openStreams, 'graphql-ws': graphSockets.openConnections }),
+    ...(notificationDestinations.length > 0 && { notificationOutbox: { destinations: notificationDestinations, counts: async () => notifications?.outbox.counts() ?? [] } }),
   });
   const observer = { logger: logger.child({ component: 'upstream' }), metrics, tracer };
   // The emulator is loaded only in sandbox mode: a live deployment does not carry its code.
@@ -185,6 +196,20 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     goals: config.goals,
     logger: logger.child({ component: 'history' }),
   });
+  // Its outbox is filled in each recording's transaction; its worker starts once the database is open.
+  const notifications = history === undefined ? undefined : createNotifications({
+    config: config.notifications,
+    allowLoopback: config.notificationsAllowLoopback ?? false,
+    history,
+    logger: logger.child({ component: 'notifications' }),
+    observer: {
+      delivered: (destination) => metrics.notifications.delivered.inc({ destination }),
+      retried: (destination) => metrics.notifications.retried.inc({ destination }),
+      dead: (destination) => metrics.notifications.dead.inc({ destination }),
+    },
+  });
+  // Every destination's series from the start, at 0: an alert on a rate needs the series to exist.
+  for (const destination of notificationDestinations) for (const counter of Object.values(metrics.notifications)) counter.inc({ destination }, 0);
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
   // Each result's series appears with its first lookup (as prom-client's would).
@@ -197,11 +222,13 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   });
   const rest = createRestHandler({
     store, ...(history === undefined ? {} : { history }), mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
+    ...(notifications === undefined ? {} : { notifications: { notifications, replayToken: config.notificationsReplayToken } }),
   });
   const graph = createChannelGraph({
     store: history === undefined ? store : historyAwareStore(store, history),
     events,
     ...(history === undefined ? {} : { history }),
+    ...(notifications === undefined ? {} : { notifications }),
     settings: config.graph,
     reloadableSchema: config.graph.development,
     compression,
@@ -264,6 +291,8 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   } catch (error) {
     events.close();
     await Promise.all([graphSockets.close(), store.close(), graph.dispose(), sandbox?.close()]);
+    await history?.recorder.close();
+    await notifications?.close(0);
     await history?.close();
     await shared.close();
     throw error;
@@ -275,6 +304,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     url: listening.url,
     store,
     ...(history === undefined ? {} : { history }),
+    ...(notifications === undefined ? {} : { notifications }),
     events,
     ...(sandbox === undefined ? {} : { sandbox }),
     metrics: () => metrics.registry.metrics(),
@@ -282,6 +312,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     close() {
       // Load balancers stop sending traffic as soon as /readyz says so, while requests in flight finish.
       readiness.stop();
+      const closeStartedAt = Date.now();
       closing ??= runWithin(shutdownTimeoutMs, [
         [
           'the event streams',
@@ -303,7 +334,10 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
           },
         ],
         ['the snapshot writes', () => store.close()],
-        // After the snapshot writes: the last of them is recorded (or rolled back) before the database closes.
+        // After the snapshot writes: the last of them is recorded (or rolled back), and no event is added after.
+        ['the recording', async () => history?.recorder.close()],
+        // What is due is sent until the drain's share of the shutdown timeout is spent; the rest after the next start.
+        ['the notifications', async () => notifications?.close(Math.max(0, closeStartedAt + shutdownTimeoutMs * NOTIFICATIONS_DRAIN_SHARE - Date.now()))],
         ['the history', async () => history?.close()],
         ['the upstream connections', () => keeper.client.close()],
         // After the keeper's drain and the snapshot writes: both may still write to Redis.

@@ -15,6 +15,7 @@ import { membersConfigSchema, type MembersConfig } from './channel/members-confi
 import type { MembershipCredentials } from './channel/membership.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './channel/upstream.js';
 import { GRAPH_SETTINGS, readGraphSettings, type GraphSettings } from './graphql/graph-settings.js';
+import { DestinationsError, parseNotificationsConfig, type NotificationsConfig } from './notifications/destinations.js';
 import { EnvFileSyntaxError, parseEnvFile } from './lib/env-file.js';
 import { findJsonSyntaxIssue } from './lib/json-syntax.js';
 import { isDevelopment, sandboxWithoutCredentials } from './lib/node-env.js';
@@ -102,6 +103,12 @@ export interface ChannelConfig {
    * a deployment or a test where only the current data matters. Default true.
    */
   history?: boolean;
+  /** NOTIFICATIONS_CONFIG: where events are sent (webhooks, Discord). Unset: none. */
+  notifications?: NotificationsConfig;
+  /** NOTIFICATIONS_ALLOW_LOOPBACK: notifications may go to loopback addresses (development, tests). Default false. */
+  notificationsAllowLoopback?: boolean;
+  /** NOTIFICATIONS_REPLAY_TOKEN: POST /notifications/replay needs it as a bearer token; unset: no replay over HTTP. */
+  notificationsReplayToken?: string;
 }
 
 /** Live events: the replay log and the bound on open streams. */
@@ -229,13 +236,29 @@ export const CHANNEL_SETTINGS = {
     default: { documented: '`true` with `NODE_ENV=development`', from: (variables) => isDevelopment(variables.NODE_ENV) },
     description: 'Serve /dashboard: the history charted, the goals and the latest changes.',
   }),
+  notificationsConfig: text({
+    name: 'NOTIFICATIONS_CONFIG',
+    default: 'notifications.json',
+    expected: 'the path of the notifications file',
+    description: 'Where events are sent (signed webhooks, Discord); without the file, nowhere.',
+  }),
+  notificationsAllowLoopback: boolean({
+    name: 'NOTIFICATIONS_ALLOW_LOOPBACK',
+    default: false,
+    description: 'Notifications may go to loopback addresses, and over plain http to a loopback host (development and tests only).',
+  }),
+  notificationsReplayToken: text({
+    name: 'NOTIFICATIONS_REPLAY_TOKEN',
+    secret: true,
+    description: 'The operator\'s token for POST /notifications/replay (npm run notifications -- replay); unset: no replay over HTTP.',
+  }),
 } as const;
 
 type ChannelSettingValues = SettingValues<typeof CHANNEL_SETTINGS>;
 
 /** Every variable `npm start` knows: an unknown one with a prefix of ours is probably a typo. */
 const KNOWN_VARIABLES = settingNames(CHANNEL_SETTINGS, GRAPH_SETTINGS);
-const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_', 'DATABASE_', 'GOALS_'] as const;
+const OUR_PREFIXES = ['MEMBERSHIP_', 'VIDEO_', 'GRAPHQL_', 'UPSTREAM_', 'HTTP_', 'SHUTDOWN_', 'EVENTS_', 'REDIS_', 'DATABASE_', 'GOALS_', 'NOTIFICATIONS_'] as const;
 /** Conventional variables of other programs that share a prefix with ours. */
 const FOREIGN_VARIABLES = new Set(['HTTP_PROXY']);
 
@@ -274,18 +297,21 @@ function firstIssue(error: z.ZodError): { path: string; message: string } {
   return { path: issue?.path.map(String).join('.') ?? '', message: issue?.message ?? 'invalid value' };
 }
 
-/** members.json: read, parsed and validated against the dashboard request's shape. Never quoted: it holds cookies and tokens. */
-export function loadMembersConfig(path: string): MembersConfig {
-  const text = readConfigFile(path, false, 'not found (expected the video dashboard values: cp members.example.json members.json)') as string;
-  let json: unknown;
+/** Parses a JSON configuration file's text; a syntax error is located without quoting the text (it holds secrets). */
+function parseConfigJson(path: string, text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text: locate the error ourselves instead.
     const issue = findJsonSyntaxIssue(text) ?? { line: 1, column: 1, expected: 'JSON' };
     throw new ConfigError(path, `line ${issue.line}, column ${issue.column}`, `expected ${issue.expected} (the file is not valid JSON)`);
   }
-  const parsed = membersConfigSchema.safeParse(json);
+}
+
+/** members.json: read, parsed and validated against the dashboard request's shape. Never quoted: it holds cookies and tokens. */
+export function loadMembersConfig(path: string): MembersConfig {
+  const text = readConfigFile(path, false, 'not found (expected the video dashboard values: cp members.example.json members.json)') as string;
+  const parsed = membersConfigSchema.safeParse(parseConfigJson(path, text));
   if (!parsed.success) {
     const { path: field, message } = firstIssue(parsed.error);
     throw new ConfigError(path, field || '(root)', `expected ${message}`);
@@ -309,6 +335,22 @@ export function loadGoals(path: string, shownAs: string): Goal[] {
     throw new ConfigError(shownAs, field || '(root)', `expected ${message}`);
   }
   return parsed.data;
+}
+
+/**
+ * notifications.json (NOTIFICATIONS_CONFIG): the destinations of the events. Absent at its default
+ * path, there are none; absent where NOTIFICATIONS_CONFIG points, the start stops. Never quoted: its
+ * URLs and secrets are credentials.
+ */
+export function loadNotificationsConfig(path: string, options: { required: boolean; allowLoopback: boolean }): NotificationsConfig | undefined {
+  const text = readConfigFile(path, !options.required, 'not found (NOTIFICATIONS_CONFIG names it; see docs/notifications.md#the-destinations-file)');
+  if (text === undefined) return undefined;
+  try {
+    return parseNotificationsConfig(parseConfigJson(path, text), { allowLoopback: options.allowLoopback });
+  } catch (error) {
+    if (error instanceof DestinationsError) throw new ConfigError(path, error.field, `expected ${error.expected}`);
+    throw error;
+  }
 }
 
 /** Runs a settings read; its SettingError becomes a ConfigError naming where the value came from. */
@@ -453,6 +495,24 @@ export function loadAuthorizeConfig(options: LoadConfigOptions = {}): AuthorizeC
   };
 }
 
+/** What `npm run notifications -- replay` needs: where the running service listens, and the replay token. */
+export interface ReplayConfig {
+  /** `http://<HOST>:<PORT>`, the loopback address when HOST is every interface. */
+  serviceUrl: string;
+  /** NOTIFICATIONS_REPLAY_TOKEN; undefined when unset. */
+  replayToken: string | undefined;
+}
+
+/** Reads the part of the configuration the replay command uses (the service's own `.env`). */
+export function loadReplayConfig(options: LoadConfigOptions = {}): ReplayConfig {
+  const { variables } = readVariables(options);
+  warnOfUnknownVariables(variables, options.onWarning ?? warnOnStderr);
+  const settings = reportedAsConfigError(() => variables.readAll(CHANNEL_SETTINGS));
+  const host = settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host === '::' ? '[::1]' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const token = settings.notificationsReplayToken;
+  return { serviceUrl: `http://${host}:${settings.port}`, replayToken: token === undefined || token === '' ? undefined : token };
+}
+
 function readHttpServer(settings: ChannelSettingValues, variables: Variables): HttpServerSettings {
   const http: HttpServerSettings = {
     headersTimeoutMs: settings.httpHeadersTimeoutMs,
@@ -495,5 +555,20 @@ export function loadConfig(options: LoadConfigOptions = {}): ChannelConfig {
     ...(settings.goalsFile === undefined ? {} : { goals: loadGoals(resolve(cwd, settings.goalsFile), settings.goalsFile) }),
     dashboard: settings.dashboard,
     ...(settings.history ? {} : { history: false }),
+    ...optionalNotifications(settings, variables, cwd),
+  };
+}
+
+function optionalNotifications(settings: ChannelSettingValues, variables: Variables, cwd: string): Pick<ChannelConfig, 'notifications' | 'notificationsAllowLoopback' | 'notificationsReplayToken'> {
+  const allowLoopback = settings.notificationsAllowLoopback;
+  const notifications = loadNotificationsConfig(resolve(cwd, settings.notificationsConfig), { required: variables.value('NOTIFICATIONS_CONFIG') !== undefined, allowLoopback });
+  if (notifications !== undefined && notifications.destinations.length > 0 && !settings.history) {
+    throw new ConfigError(variables.sourceOf('HISTORY'), 'HISTORY', `expected true (the default) while ${settings.notificationsConfig} names destinations: their outbox is kept in the history's database`);
+  }
+  const replayToken = settings.notificationsReplayToken;
+  return {
+    ...(notifications === undefined ? {} : { notifications }),
+    notificationsAllowLoopback: allowLoopback,
+    ...(replayToken === undefined || replayToken === '' ? {} : { notificationsReplayToken: replayToken }),
   };
 }

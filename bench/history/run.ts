@@ -4,9 +4,10 @@
  * - A simulated year (DAYS, default 365; no sleeping: the recorder's clock is the simulation's) of
  *   refreshes of 10,000 patrons (PATRONS) with churn — each month about 4 % leave, 5 % join and 2 %
  *   change tier — through the real SnapshotStore and HistoryRecorder (compaction included). The last
- *   7 days (FINE_DAYS) are refreshed every 5 minutes, the days before every hour: the database ends
- *   as a year of 5-minute refreshes leaves it after compaction (one sample an hour after 7 days, one
- *   a day after 90), with every change, in a tenth of the recordings.
+ *   7 days (FINE_DAYS) are refreshed every 5 minutes, the days before them every hour, and the days
+ *   before the last 90 (HOURLY_DAYS) once a day: the database ends as a year of 5-minute refreshes
+ *   leaves it after compaction (one sample an hour after 7 days, one a day after 90), with every
+ *   change, in a twenty-fifth of the recordings.
  *   Figures: the database's storage at the end (the history's tables, and PGlite's whole directory),
  *   a year of history by day (p99 of 200 reads), a page of 50 changes at a random cursor (p99 of 500).
  * - A refresh with recording against one without: the app over the sandbox's 10,000 patrons, 15
@@ -42,6 +43,9 @@ const STEP_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
 /** The last days refreshed every 5 minutes; before them, hourly: what compaction keeps of a 5-minute year. */
 const FINE_DAYS = Number(process.env.FINE_DAYS ?? 7);
+/** The last days refreshed at least hourly; before them, daily: what compaction keeps after 90 days. */
+const HOURLY_DAYS = Number(process.env.HOURLY_DAYS ?? 90);
+const DAY_MS = 86_400_000;
 const silent = { info() {}, warn() {}, error() {} };
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -91,11 +95,12 @@ async function simulateYear(backend: string, options: { url?: string; dataDir?: 
   const { db } = await database.opened();
   await recorder.settled();
   const end = clock.now + DAYS * 86_400_000;
-  const fineFrom = end - FINE_DAYS * 86_400_000;
+  const fineFrom = end - FINE_DAYS * DAY_MS;
+  const hourlyFrom = end - HOURLY_DAYS * DAY_MS;
   const started = performance.now();
   const recordMs: number[] = [];
   for (let step = 0; clock.now < end; step += 1) {
-    const stepMs = clock.now >= fineFrom ? STEP_MS : HOUR_MS;
+    const stepMs = clock.now >= fineFrom ? STEP_MS : clock.now >= hourlyFrom ? HOUR_MS : DAY_MS;
     clock.now += stepMs;
     // Churn: each month ~4 % leave, ~5 % join, ~2 % change tier.
     const size = patrons.size;
@@ -114,7 +119,7 @@ async function simulateYear(backend: string, options: { url?: string; dataDir?: 
     await Promise.all([store.refresh('membership'), store.refresh('video'), store.refresh('stats')]);
     await recorder.settled();
     recordMs.push(performance.now() - t0);
-    if (step % 720 === 0) console.log(`  ${backend}: day ${Math.round((clock.now - (end - DAYS * 86_400_000)) / 86_400_000)} of ${DAYS} (${Math.round((performance.now() - started) / 1000)} s)`);
+    if (step % 240 === 0) console.log(`  ${backend}: day ${Math.round((clock.now - (end - DAYS * 86_400_000)) / 86_400_000)} of ${DAYS} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   const tables = ['recorded_supporter', 'recorded_snapshot', 'supporter_change', 'totals_sample', 'totals_tier', 'goal_state', 'schema_migration'];
   const { rows } = await sql<{ bytes: number }>`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c WHERE c.relname IN (${sql.join(tables)}) AND c.relkind = 'r'`.execute(db);

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Supporter as SupporterModel, Tier as TierModel, ChannelStatsView as ChannelStatsViewModel } from '../../src/channel/models.js';
 import type { SupporterChangeEvent as SupporterChangeEventModel, GoalReachedEvent as GoalReachedEventModel } from '../../src/channel/supporter-events.js';
+import type { DeliveryView as DeliveryViewModel } from '../../src/notifications/outbox.js';
 import type { TotalsView as TotalsViewModel, GoalView as GoalViewModel } from '../../src/history/history-service.js';
 import type { PlatformTotals as PlatformTotalsModel, TierTotals as TierTotalsModel } from '../../src/history/snapshot-diff.js';
 import type { HistoryPoint as HistoryPointModel, ChangeRow as ChangeRowModel } from '../../src/history/history-queries.js';
@@ -119,6 +120,75 @@ export type HistoryPoint = {
   subscribers?: Maybe<Scalars['Int']['output']>;
 };
 
+/** One event sent, or to be sent, to one destination of notifications.json (no body and no URL). */
+export type NotificationDelivery = {
+  __typename?: 'NotificationDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** When the receiver took it (DELIVERED only). */
+  deliveredAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The destination's name in notifications.json. */
+  destination: Scalars['String']['output'];
+  /** The event's id: the webhook-id its receiver sees, the same on every retry and replay. */
+  eventId: Scalars['String']['output'];
+  /** What the event tells. */
+  kind: NotificationKind;
+  /** When the last attempt was made; null before the first. */
+  lastAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** What went wrong at the last attempt; never the URL, the secret or the answer's body. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** The status of the last attempt's answer; null when there was none (refused, unreachable, past its deadline). */
+  lastStatus?: Maybe<Scalars['Int']['output']>;
+  /** When it is tried next (PENDING only). */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the change the event records was recorded. */
+  recordedAt: Scalars['DateTime']['output'];
+  /** Where the delivery stands. */
+  state: NotificationDeliveryState;
+};
+
+/** A page of notification deliveries, newest first. */
+export type NotificationDeliveryConnection = {
+  __typename?: 'NotificationDeliveryConnection';
+  /** The deliveries of the page. */
+  edges: Array<NotificationDeliveryEdge>;
+  /** Paging. */
+  pageInfo: PageInfo;
+};
+
+/** A delivery and its cursor. */
+export type NotificationDeliveryEdge = {
+  __typename?: 'NotificationDeliveryEdge';
+  /** Where the delivery is in the list. */
+  cursor: Scalars['String']['output'];
+  /** The delivery. */
+  node: NotificationDelivery;
+};
+
+/** Where a notification's delivery to one destination stands. */
+export type NotificationDeliveryState =
+  /** Every retry failed: a dead letter, until an operator replays it. */
+  | 'DEAD'
+  /** The receiver answered 2xx. */
+  | 'DELIVERED'
+  /** To be sent, or retried. */
+  | 'PENDING';
+
+/** What a notification tells (the webhook body's `type`: supporter.joined … goal.reached). */
+export type NotificationKind =
+  /** goal.reached: a goal was crossed. */
+  | 'GOAL_REACHED'
+  /** supporter.downgraded: a supporter pays less a month. */
+  | 'SUPPORTER_DOWNGRADED'
+  /** supporter.joined: a supporter started supporting on a platform. */
+  | 'SUPPORTER_JOINED'
+  /** supporter.left: a supporter stopped. */
+  | 'SUPPORTER_LEFT'
+  /** supporter.tier_changed: another tier at the same amount. */
+  | 'SUPPORTER_TIER_CHANGED'
+  /** supporter.upgraded: a supporter pays more a month. */
+  | 'SUPPORTER_UPGRADED';
+
 /** Paging of a connection (Relay cursor connections). */
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -180,6 +250,8 @@ export type Query = {
   history?: Maybe<Array<HistoryPoint>>;
   /** A channel member by id; null when there is no such current member. */
   member?: Maybe<ChannelMember>;
+  /** The newest notification deliveries first, a page at a time; null with an error while the history's database is unavailable. */
+  notificationDeliveries?: Maybe<NotificationDeliveryConnection>;
   /** A patron by id; null when there is no such current patron. */
   patron?: Maybe<Patron>;
   /** The video channel's statistics. */
@@ -211,6 +283,15 @@ export type QueryHistoryArgs = {
 /** The channel's supporters, tiers and statistics. */
 export type QueryMemberArgs = {
   id: Scalars['String']['input'];
+};
+
+
+/** The channel's supporters, tiers and statistics. */
+export type QueryNotificationDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  destination?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  state?: InputMaybe<NotificationDeliveryState>;
 };
 
 
@@ -538,6 +619,11 @@ export type ResolversTypes = {
   HistoryPoint: ResolverTypeWrapper<HistoryPointModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  NotificationDelivery: ResolverTypeWrapper<DeliveryViewModel>;
+  NotificationDeliveryConnection: ResolverTypeWrapper<Omit<NotificationDeliveryConnection, 'edges'> & { edges: Array<ResolversTypes['NotificationDeliveryEdge']> }>;
+  NotificationDeliveryEdge: ResolverTypeWrapper<Omit<NotificationDeliveryEdge, 'node'> & { node: ResolversTypes['NotificationDelivery'] }>;
+  NotificationDeliveryState: NotificationDeliveryState;
+  NotificationKind: NotificationKind;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Patron: ResolverTypeWrapper<SupporterModel>;
   Platform: Platform;
@@ -573,6 +659,9 @@ export type ResolversParentTypes = {
   HistoryPoint: HistoryPointModel;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  NotificationDelivery: DeliveryViewModel;
+  NotificationDeliveryConnection: Omit<NotificationDeliveryConnection, 'edges'> & { edges: Array<ResolversParentTypes['NotificationDeliveryEdge']> };
+  NotificationDeliveryEdge: Omit<NotificationDeliveryEdge, 'node'> & { node: ResolversParentTypes['NotificationDelivery'] };
   PageInfo: PageInfo;
   Patron: SupporterModel;
   PlatformTotals: PlatformTotalsModel;
@@ -640,6 +729,30 @@ export type HistoryPointResolvers<ContextType = ChannelGraphContext, ParentType 
   subscribers: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type NotificationDeliveryResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['NotificationDelivery'] = ResolversParentTypes['NotificationDelivery']> = {
+  attempts: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  deliveredAt: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  destination: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventId: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+  lastAttemptAt: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastError: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastStatus: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nextAttemptAt: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  recordedAt: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  state: Resolver<ResolversTypes['NotificationDeliveryState'], ParentType, ContextType>;
+};
+
+export type NotificationDeliveryConnectionResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['NotificationDeliveryConnection'] = ResolversParentTypes['NotificationDeliveryConnection']> = {
+  edges: Resolver<Array<ResolversTypes['NotificationDeliveryEdge']>, ParentType, ContextType>;
+  pageInfo: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type NotificationDeliveryEdgeResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['NotificationDeliveryEdge'] = ResolversParentTypes['NotificationDeliveryEdge']> = {
+  cursor: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node: Resolver<ResolversTypes['NotificationDelivery'], ParentType, ContextType>;
+};
+
 export type PageInfoResolvers<ContextType = ChannelGraphContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
   endCursor: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -669,6 +782,7 @@ export type QueryResolvers<ContextType = ChannelGraphContext, ParentType extends
   goals: Resolver<Array<ResolversTypes['Goal']>, ParentType, ContextType>;
   history: Resolver<Maybe<Array<ResolversTypes['HistoryPoint']>>, ParentType, ContextType, RequireFields<QueryHistoryArgs, 'from' | 'interval'>>;
   member: Resolver<Maybe<ResolversTypes['ChannelMember']>, ParentType, ContextType, RequireFields<QueryMemberArgs, 'id'>>;
+  notificationDeliveries: Resolver<Maybe<ResolversTypes['NotificationDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryNotificationDeliveriesArgs, 'first'>>;
   patron: Resolver<Maybe<ResolversTypes['Patron']>, ParentType, ContextType, RequireFields<QueryPatronArgs, 'id'>>;
   stats: Resolver<Maybe<ResolversTypes['ChannelStats']>, ParentType, ContextType>;
   supporterChanges: Resolver<Maybe<ResolversTypes['SupporterChangeConnection']>, ParentType, ContextType, RequireFields<QuerySupporterChangesArgs, 'first' | 'since'>>;
@@ -764,6 +878,9 @@ export type Resolvers<ContextType = ChannelGraphContext> = {
   Goal: GoalResolvers<ContextType>;
   GoalReachedEvent: GoalReachedEventResolvers<ContextType>;
   HistoryPoint: HistoryPointResolvers<ContextType>;
+  NotificationDelivery: NotificationDeliveryResolvers<ContextType>;
+  NotificationDeliveryConnection: NotificationDeliveryConnectionResolvers<ContextType>;
+  NotificationDeliveryEdge: NotificationDeliveryEdgeResolvers<ContextType>;
   PageInfo: PageInfoResolvers<ContextType>;
   Patron: PatronResolvers<ContextType>;
   PlatformTotals: PlatformTotalsResolvers<ContextType>;

@@ -6,6 +6,20 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
+export type NotificationDeliveryState = "dead" | "delivered" | "pending";
+
 export type Platform = "membership" | "video";
 
 export type SnapshotSource = "membership" | "stats" | "video";
@@ -18,6 +32,29 @@ export interface GoalState {
   below_since: Timestamp | null;
   goal_id: string;
   reached_at: Timestamp | null;
+}
+
+export interface NotificationDelivery {
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+  destination: string;
+  event_id: string;
+  id: Generated<number>;
+  last_attempt_at: Timestamp | null;
+  last_error: string | null;
+  last_status: number | null;
+  lease_until: Timestamp | null;
+  next_attempt_at: Timestamp;
+  retry_since: Timestamp;
+  state: Generated<NotificationDeliveryState>;
+}
+
+export interface NotificationEvent {
+  body: Json;
+  id: string;
+  kind: string;
+  recorded_at: Timestamp;
 }
 
 export interface RecordedSnapshot {
@@ -78,6 +115,8 @@ export interface TotalsTier {
 
 export interface Database {
   goal_state: GoalState;
+  notification_delivery: NotificationDelivery;
+  notification_event: NotificationEvent;
   recorded_snapshot: RecordedSnapshot;
   recorded_supporter: RecordedSupporter;
   schema_migration: SchemaMigration;

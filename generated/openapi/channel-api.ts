@@ -186,6 +186,53 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/notifications/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest notification deliveries first, a page at a time (docs/notifications.md).
+         * @description One entry per event and destination of notifications.json: its state (`pending`, `delivered`,
+         *     `dead`), its attempts and what the last one got. No body and no URL: the view shows where
+         *     each delivery stands, not what it carried. Delivered entries are kept 7 days, dead letters 30.
+         *     The `Link` header's `rel="next"` is the next (older) page.
+         */
+        get: operations["getNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends dead letters again (what `npm run notifications -- replay` asks).
+         * @description Puts the dead letters — of one destination, one event, or all — back to pending with a new
+         *     retry window; the running service sends them at once, each under its own event id (a receiver
+         *     that already has one drops it). Needs `Authorization: Bearer <NOTIFICATIONS_REPLAY_TOKEN>`;
+         *     without that setting no replay is accepted over HTTP. (The token is described here rather than as
+         *     a security scheme: the operator's command is the only client, and no other operation takes it.)
+         */
+        post: operations["replayNotificationDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -265,7 +312,110 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "goal.reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A goal was reached (once per crossing). */
+        post: operations["onGoalReached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.downgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter now pays less per month (`data.previous` holds what was paid before). */
+        post: operations["onSupporterDowngraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter started supporting on a platform. */
+        post: operations["onSupporterJoined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.left": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter stopped supporting (the supporter as last seen). */
+        post: operations["onSupporterLeft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.tier_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter moved to another tier at the same amount (`data.previous` holds the tier before). */
+        post: operations["onSupporterTierChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "supporter.upgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A supporter now pays more per month (`data.previous` holds what was paid before). */
+        post: operations["onSupporterUpgraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         ChangesResponse: {
@@ -273,6 +423,8 @@ export type components = {
             /** @description The cursor of the next page; null on the last. */
             next_cursor: string | null;
         };
+        /** @description The body of every webhook delivery (Standard Webhooks' `type`, `timestamp`, `data`). */
+        ChannelNotification: components["schemas"]["SupporterNotification"] | components["schemas"]["GoalNotification"];
         /** @description Id of an event of /events (a decimal integer; ids increase). */
         EventId: string;
         GoalDefinition: {
@@ -286,6 +438,18 @@ export type components = {
             platform: "membership" | "video" | null;
             target: number;
             title: string;
+        };
+        GoalNotification: {
+            data: {
+                goal: components["schemas"]["NotificationGoal"];
+            };
+            /**
+             * Format: date-time
+             * @description When the crossing was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "goal.reached";
         };
         GoalProgress: components["schemas"]["GoalDefinition"] & {
             /** @description value / target (1 or more once reached). */
@@ -362,6 +526,105 @@ export type components = {
          * @enum {string}
          */
         Mode: "live" | "sandbox";
+        NotificationDeliveriesResponse: {
+            deliveries: components["schemas"]["NotificationDelivery"][];
+            /** @description The cursor of the next (older) page; null on the last page. */
+            next_cursor: string | null;
+        };
+        NotificationDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @description The destination's `name` in notifications.json. */
+            destination: string;
+            /** @description The event's id, the `webhook-id` its receiver sees (the same on every retry and replay). */
+            event_id: string;
+            kind: components["schemas"]["NotificationKind"];
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** @description What went wrong at the last attempt; never the URL, the secret or the answer's body. */
+            last_error: string | null;
+            /** @description The status of the last attempt's answer; null when there was none (refused, unreachable, past its deadline). */
+            last_status: number | null;
+            /**
+             * Format: date-time
+             * @description When it is tried next (pending only).
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the change the event records was recorded.
+             */
+            recorded_at: string;
+            state: components["schemas"]["NotificationDeliveryState"];
+        };
+        /**
+         * @description `pending`: to be sent or retried; `delivered`: a receiver answered 2xx; `dead`: every retry failed (a dead letter, until replayed).
+         * @enum {string}
+         */
+        NotificationDeliveryState: "pending" | "delivered" | "dead";
+        NotificationGoal: {
+            /** @description Where the count stood when the goal was reached (same unit and rule as `target`). */
+            current?: number;
+            id: string;
+            /**
+             * @description What the goal counts; `monthly_amount` is in cents.
+             * @enum {string}
+             */
+            metric: "members" | "monthly_amount";
+            /**
+             * @description The platform it counts on; null for both together.
+             * @enum {string|null}
+             */
+            platform: "membership" | "video" | null;
+            /** @description current / target (1 or more once reached). */
+            progress: number;
+            /** @description Members, or cents a month. Absent for a `monthly_amount` goal when the destination does not carry `amount`. */
+            target?: number;
+            title: string;
+        };
+        /**
+         * @description What happened; each destination of notifications.json names the kinds it gets.
+         * @enum {string}
+         */
+        NotificationKind: "supporter.joined" | "supporter.left" | "supporter.upgraded" | "supporter.downgraded" | "supporter.tier_changed" | "goal.reached";
+        /** @description Before the change (present for upgraded, downgraded and tier_changed), with the same fields as the supporter. */
+        NotificationPrevious: {
+            amountCents?: number;
+            tier?: components["schemas"]["NotificationTier"] | null;
+        };
+        /** @description Which dead letters to send again; all of them when empty. */
+        NotificationReplayRequest: {
+            /** @description Only this destination's. */
+            destination?: string;
+            /** @description Only this event's. */
+            event?: string;
+        };
+        NotificationReplayResponse: {
+            /** @description The dead letters now pending again. */
+            replayed: number;
+        };
+        /**
+         * @description The supporter as the platform gives it. Each property is present only when the destination
+         *     carries its field (`fields` in notifications.json: `id`, `name`, `platform`, `tier`, `amount`).
+         */
+        NotificationSupporter: {
+            /** @description What the supporter pays per month, in cents (field `amount`). */
+            amountCents?: number;
+            /** @description The supporter's id on the platform. */
+            id?: string;
+            /** @description First name only, as the platform gives it. */
+            name?: string | null;
+            /** @enum {string} */
+            platform?: "membership" | "video";
+            /** @description The tier the supporter is at; null when no tier matches. */
+            tier?: components["schemas"]["NotificationTier"] | null;
+        };
+        NotificationTier: {
+            id: string;
+            /** @description Without decorative emoji; null when the platform gives none. */
+            title: string | null;
+        };
         NotReady: {
             mode?: components["schemas"]["Mode"];
             /**
@@ -465,6 +728,20 @@ export type components = {
             tier_id: string | null;
             tier_title: string | null;
         };
+        SupporterNotification: {
+            data: {
+                previous?: components["schemas"]["NotificationPrevious"];
+                supporter: components["schemas"]["NotificationSupporter"];
+            };
+            /**
+             * Format: date-time
+             * @description When the change was recorded.
+             */
+            timestamp: string;
+            type: components["schemas"]["SupporterNotificationKind"];
+        };
+        /** @enum {string} */
+        SupporterNotificationKind: "supporter.joined" | "supporter.left" | "supporter.upgraded" | "supporter.downgraded" | "supporter.tier_changed";
         /**
          * @default since
          * @enum {string}
@@ -593,6 +870,23 @@ export type components = {
                 "application/problem+json": components["schemas"]["UpstreamProblem"];
             };
         };
+        /** @description The receiver has the event; any 2xx ends its delivery to this destination. */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Any other status is a failed attempt, retried with exponential backoff for up to 24 hours
+         *     (`Retry-After` on 429 and 503 sets the next attempt); redirects are not followed.
+         */
+        WebhookRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description An ETag from an earlier answer; while the body is unchanged the answer is a bodiless 304. */
@@ -605,6 +899,18 @@ export type components = {
         Sort: components["schemas"]["SupporterSort"];
         /** @description Where the page starts: the `next` link's cursor (keyset, by the sort order: stable while supporters join and leave). Only with `limit`; a cursor of another list or order is refused (400). */
         SupportersCursor: string;
+        /**
+         * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+         *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+         */
+        WebhookId: string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+         *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+         */
+        WebhookSignature: string;
+        /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: {
@@ -883,6 +1189,78 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    getNotificationDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page (or follow the Link header). */
+                cursor?: string;
+                /** @description Only this destination's deliveries (its `name`). */
+                destination?: string;
+                /** @description Deliveries per page, 1-100; default 20. */
+                limit?: number;
+                /** @description Only deliveries in this state. */
+                state?: components["schemas"]["NotificationDeliveryState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["HistoryUnavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    replayNotificationDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description How many dead letters are pending again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReplayResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The request does not carry the replay token as a bearer token, or NOTIFICATIONS_REPLAY_TOKEN is not set. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="notifications"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["HistoryUnavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -1000,6 +1378,186 @@ export interface operations {
             304: components["responses"]["NotModified"];
             503: components["responses"]["UpstreamUnavailable"];
             default: components["responses"]["Problem"];
+        };
+    };
+    onGoalReached: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterDowngraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterJoined: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterLeft: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterTierChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
+        };
+    };
+    onSupporterUpgraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks): the same on every retry and replay of one event, so a
+                 *     receiver that has processed it drops the duplicate. At-least-once delivery sends duplicates.
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the destination's `whsec_` secret (Standard Webhooks, symmetric).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed (a receiver refuses one more than 5 minutes off its clock). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupporterNotification"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookRefused"];
         };
     };
 }

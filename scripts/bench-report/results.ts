@@ -28,6 +28,21 @@ const queries = z.object({ issue: z.string(), variables: z.string(), large: z.st
 /** One scenario's floor in bench/graph: ours against the documented yoga, the other peers beside it. */
 const graphFloor = z.object({ vsYoga: ratio, target: z.number(), vsMercurius: ratio, vsMain: ratio.optional(), cpuVsYoga: ratio, load: z.number().nullable() });
 
+/** bench/notifications's figures on one database. */
+const notificationsBackend = z.object({
+  steady: z.object({ eventsPerSecond: z.number(), events: z.number(), deliveries: z.number(), p50Ms: z.number(), p99Ms: z.number(), maxMs: z.number() }),
+  burst: z.object({ deliveriesPerSecond: z.number(), seconds: z.number(), ratioToFloor: ratio }),
+  outage: z.object({
+    speedup: z.number(),
+    events: z.number(),
+    memory: z.array(z.object({ atSimulatedMinute: z.number(), heapMb: z.number(), rssMb: z.number(), backlog: z.number() })),
+    heapGrowthMb: z.number(),
+    recoverySimulatedMinutes: z.number(),
+    recoveryRealSeconds: z.number(),
+    allDelivered: z.boolean(),
+  }),
+});
+
 export const SCHEMAS = {
   graph: z.object({
     ...stamp,
@@ -146,6 +161,17 @@ export const SCHEMAS = {
     pglite: z.object({ days: z.number(), changes: z.number(), storageMb: z.number(), directoryMb: z.number(), yearByDayMs: z.object({ p99Ms: z.number() }), changesPageMs: z.object({ p99Ms: z.number() }), refresh: z.object({ withMs: z.number(), withoutMs: z.number(), ratio: z.number() }) }).optional(),
     postgres: z.object({ days: z.number(), changes: z.number(), storageMb: z.number(), yearByDayMs: z.object({ p99Ms: z.number() }), changesPageMs: z.object({ p99Ms: z.number() }), refresh: z.object({ withMs: z.number(), withoutMs: z.number(), ratio: z.number() }) }).optional(),
     idleRss: z.object({ withoutMb: z.number(), withMb: z.number(), firstStartMb: z.number().optional(), deltaMb: z.number() }),
+  }),
+  notifications: z.object({
+    ...stamp,
+    events: z.number(),
+    rate: z.number(),
+    destinations: z.number(),
+    loadBefore: z.string(),
+    loadAfter: z.string(),
+    floor: z.object({ deliveriesPerSecond: z.number() }),
+    pglite: notificationsBackend.optional(),
+    postgres: notificationsBackend.optional(),
   }),
   durability: z.object({
     ...stamp,

@@ -463,6 +463,37 @@ async function history(read: ReadResults): Promise<string> {
   ].join('\n');
 }
 
+async function notifications(read: ReadResults): Promise<string> {
+  const results = await read('notifications');
+  const rows = (['pglite', 'postgres'] as const).flatMap((backend) => {
+    const r = results[backend];
+    if (r === undefined) return [];
+    const { steady, burst, outage } = r;
+    const heap = outage.memory.map((sample) => sample.heapMb);
+    return [
+      [
+        backend === 'pglite' ? 'PGlite' : 'PostgreSQL',
+        `${int(steady.p50Ms)} / ${int(steady.p99Ms)} (${met(steady.p99Ms <= 1000)})`,
+        `${int(burst.deliveriesPerSecond)} (${times(burst.ratioToFloor)})`,
+        `${int(outage.events)}; heap ${heap.length === 0 ? '—' : `${Math.min(...heap)}–${Math.max(...heap)}`} MB, growth ${outage.heapGrowthMb} MB`,
+        `${outage.recoveryRealSeconds} s (${outage.recoverySimulatedMinutes} simulated min)`,
+        outage.allDelivered ? 'yes' : '**no**',
+      ],
+    ];
+  });
+  const load = (line: string): string => line.split(' ').slice(0, 3).join(' ');
+  return [
+    provenance(results),
+    `${int(results.events)} events to ${results.destinations} destinations; the floor, bare POSTs at the same concurrency without a database: ${int(results.floor.deliveriesPerSecond)} a second. Load average ${load(results.loadBefore)} before, ${load(results.loadAfter)} after.`,
+    '',
+    table(
+      ['database', `recorded → received p50 / p99 ms at ${results.rate} events/s (p99 ≤ 1,000)`, 'deliveries/s, all at once (× floor)', 'one destination down an hour: events; heap', 'its backlog delivered in', 'every event delivered'],
+      'lrrlll',
+      rows,
+    ),
+  ].join('\n');
+}
+
 async function oauth2(read: ReadResults): Promise<string> {
   const results = await read('oauth2');
   const { requestsPerSecond: rps, accessTokenGetTimeRatio: ratio, settings } = results;
@@ -511,6 +542,7 @@ export const REGIONS: Readonly<Record<string, (read: ReadResults) => Promise<str
   replicas,
   durability,
   history,
+  notifications,
   oauth2,
   packages,
 };

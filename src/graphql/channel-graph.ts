@@ -6,6 +6,7 @@ import type { Plugin, YogaInitialContext, YogaLogger, YogaServerInstance } from 
 import { ChannelEventLog } from '../channel/supporter-events.js';
 import { NO_COMPRESSION, type Compression } from '../lib/compression.js';
 import type { ChannelHistory } from '../history/history-service.js';
+import type { Notifications } from '../notifications/notifications.js';
 import type { GraphSettings } from './graph-settings.js';
 import { createGraphiQLAssets } from './graphiql/graphiql-assets.js';
 import { useGraphiQLOffPage } from './graphiql/graphiql-off.js';
@@ -59,6 +60,8 @@ export interface ChannelGraphOptions {
   events?: ChannelEvents;
   /** The channel over time (history, changes, goals); without it those fields answer unavailable. */
   history?: ChannelHistory;
+  /** The notifications' deliveries (notificationDeliveries); without it the list is empty. */
+  notifications?: Notifications;
   /** The trusted documents; default: the codegen manifest generated/client/persisted-documents.json. */
   persistedDocuments?: PersistedDocuments;
   /**
@@ -153,7 +156,7 @@ export function createChannelGraph(options: ChannelGraphOptions): ChannelGraph {
   let reloadSchema: ReloadSchema | undefined;
   const yoga = createGraphServer<ChannelGraphContext>({
     schemaDir: SCHEMA_DIR,
-    resolvers: createChannelResolvers(indexes, events, options.history),
+    resolvers: createChannelResolvers(indexes, events, options.history, options.notifications),
     plugins,
     context: () => createChannelGraphContext(store, indexes),
     graphqlEndpoint: GRAPHQL_ENDPOINT,

@@ -71,6 +71,8 @@ export function createGoalTracker(goals: readonly Goal[]): {
   hook: (tx: Transaction<Tables>, recorded: RecordedSnapshot) => Promise<void>;
   /** The goals the committed recording crossed (each asked once). */
   takeReached: (recorded: RecordedSnapshot) => GoalReached[];
+  /** The goals a recording crossed, asked by a later hook inside its transaction (before it commits). */
+  reachedIn: (recorded: RecordedSnapshot) => readonly GoalReached[];
 } {
   const reached = new WeakMap<RecordedSnapshot, GoalReached[]>();
   return {
@@ -112,6 +114,7 @@ export function createGoalTracker(goals: readonly Goal[]): {
       }
       if (crossed.length > 0) reached.set(recorded, crossed);
     },
+    reachedIn: (recorded) => reached.get(recorded) ?? [],
     takeReached(recorded) {
       const list = reached.get(recorded) ?? [];
       reached.delete(recorded);

@@ -165,5 +165,10 @@ export async function compactTotals(db: Kysely<Tables>, now: Date): Promise<numb
       )`.execute(db);
     deleted += Number(result.numAffectedRows ?? 0);
   }
+  // Compaction deletes samples and every recording rewrites rows of the roster: PGlite runs no
+  // autovacuum (one process, no background workers), so without this its tables would keep every
+  // dead row version on disk and its planner would have no statistics. On PostgreSQL autovacuum
+  // does the same; this costs it little. Not in a transaction (VACUUM cannot run in one).
+  await sql`VACUUM (ANALYZE) totals_sample, totals_tier, recorded_supporter, recorded_snapshot, supporter_change`.execute(db);
   return deleted;
 }

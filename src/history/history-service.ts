@@ -9,10 +9,10 @@ import type { ChannelEventLog } from '../channel/supporter-events.js';
 import type { Platform } from '../channel/models.js';
 import type { SnapshotStore } from '../channel/snapshot-store.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
-import { createGoalTracker, goalValue, readGoalStates, type Goal } from './goals.js';
+import { createGoalTracker, goalValue, readGoalStates, type Goal, type GoalReached } from './goals.js';
 import { createHistoryDatabase, HistoryUnavailableError, type HistoryDatabase, type HistoryDatabaseHealth } from './history-database.js';
 import { HistoryQueryError, MAX_CHANGES_PAGE, readChanges, readHistory, type ChangeRow, type ChangesQuery, type HistoryPoint, type HistoryRange } from './history-queries.js';
-import { HistoryRecorder, type RecordingHook } from './recorder.js';
+import { HistoryRecorder, type RecordedSnapshot, type RecordingHook } from './recorder.js';
 import { totalsOf, type PlatformTotals } from './snapshot-diff.js';
 
 export { HistoryUnavailableError } from './history-database.js';
@@ -47,7 +47,11 @@ export interface ChannelHistory {
   goals(): Promise<{ goals: GoalView[]; historyAvailable: boolean }>;
   /** Adds a hook run in each recording's transaction (src/history/recorder.ts). */
   addRecordingHook(hook: RecordingHook): () => void;
+  /** The goals a recording crossed, for a hook added with addRecordingHook (inside the same transaction). */
+  goalsReachedIn(recorded: RecordedSnapshot): readonly GoalReached[];
   readonly recorder: HistoryRecorder;
+  /** The database the history is kept in, for what keeps its own tables there (the notifications' outbox). */
+  readonly database: HistoryDatabase;
   health(): HistoryDatabaseHealth;
   close(): Promise<void>;
 }
@@ -77,8 +81,8 @@ export function createChannelHistory(options: ChannelHistoryOptions): ChannelHis
     logger,
   });
   const recorder = new HistoryRecorder({ database, store, logger, ...(options.now === undefined ? {} : { now: options.now }) });
-  if (goals.length > 0) {
-    const tracker = createGoalTracker(goals);
+  const tracker = goals.length > 0 ? createGoalTracker(goals) : undefined;
+  if (tracker !== undefined) {
     recorder.addHook(tracker.hook);
     recorder.onRecorded((recorded) => {
       const reached = tracker.takeReached(recorded);
@@ -142,7 +146,9 @@ export function createChannelHistory(options: ChannelHistoryOptions): ChannelHis
       };
     },
     addRecordingHook: (hook) => recorder.addHook(hook),
+    goalsReachedIn: (recorded) => tracker?.reachedIn(recorded) ?? [],
     recorder,
+    database,
     health: () => database.health(),
     async close() {
       await recorder.close();

@@ -19,6 +19,8 @@ import { HistoryUnavailableError, type ChannelHistory } from '../history/history
 import { pageOfSupporters, MAX_SUPPORTERS_PAGE } from '../channel/supporter-pages.js';
 import { orderSupporters } from '../channel/order.js';
 import { createHistoryRoutes, CursorError, HistoryQueryError, nextLink, QueryParameterError, readLimit, single } from './history-routes.js';
+import type { Notifications } from '../notifications/notifications.js';
+import { createNotificationRoutes } from './notification-routes.js';
 
 /**
  * The REST side of the channel data API (`openapi/channel-api.yaml`) as a node:http request
@@ -42,6 +44,8 @@ export interface RestHandlerOptions {
   compression?: Compression;
   /** The channel over time (GET /history, /changes, /totals, /goals); without it those paths are not served. */
   history?: ChannelHistory;
+  /** GET /notifications/deliveries and POST /notifications/replay; without it those paths are not served. */
+  notifications?: { notifications: Notifications; replayToken?: string | undefined };
 }
 
 export type RestHandler = ((request: IncomingMessage, response: ServerResponse) => void) & {
@@ -124,6 +128,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const { eventStream } = options;
   const routes: Record<string, Route> = {
     ...(options.history && createHistoryRoutes({ store, history: options.history, compression })),
+    ...(options.notifications && createNotificationRoutes({ ...options.notifications, compression })),
     ...(eventStream && {
       '/events': {
         GET: (request, response, query) => {

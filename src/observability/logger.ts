@@ -19,7 +19,7 @@ const CENSOR = '[REDACTED]';
 
 const HEADER_SECRETS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie'];
 const OAUTH_SECRETS = ['access_token', 'refresh_token', 'id_token', 'token', 'client_secret', 'code', 'code_verifier', 'assertion', 'client_assertion', 'password'];
-const SETTINGS_SECRETS = ['clientSecret', 'accessToken', 'refreshToken', 'webhookSecret', 'metricsToken'];
+const SETTINGS_SECRETS = ['clientSecret', 'accessToken', 'refreshToken', 'webhookSecret', 'metricsToken', 'notificationsReplayToken', 'secret'];
 /** Where a members.json object may sit in a logged object: its `key` and all its `headers` are secrets. */
 const MEMBERS_AT = ['members', 'video.members', 'upstream.video.members', 'config.upstream.video.members'];
 

@@ -45,6 +45,8 @@ export interface ChannelMetrics {
   readonly responseCacheLookups: BoundedLabels<'result', Counter.Internal>;
   /** Bodies compressed, by coding and effort (src/lib/compression.ts): what compression costs in CPU is this count's. */
   readonly compressions: BoundedLabels<'coding' | 'effort', Counter.Internal>;
+  /** Notification deliveries by this process, by destination (its names are notifications.json's: a bounded set). */
+  readonly notifications: Record<'delivered' | 'retried' | 'dead', Counter<'destination'>>;
   /** The label of an operation name: the name itself while fewer than MAX_OPERATION_NAMES are known. */
   operationLabel(name: string | null | undefined): string;
 }
@@ -58,6 +60,11 @@ export interface CreateMetricsOptions {
   eventSubscribers?: () => Record<EventTransport, number>;
   /** Node process metrics (CPU, memory, event loop lag, GC: the process's, shared by its apps); default true. */
   processMetrics?: boolean;
+  /** The notifications' outbox: its destinations, and its pending and dead deliveries per destination (read at every scrape). */
+  notificationOutbox?: {
+    destinations: readonly string[];
+    counts(): Promise<ReadonlyArray<{ destination: string; state: 'pending' | 'dead'; count: number }>>;
+  };
 }
 
 /** A prom-client Histogram, its children kept per label set. */
@@ -127,6 +134,36 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
     });
   }
 
+  const { notificationOutbox } = options;
+  if (notificationOutbox !== undefined) {
+    // Both read in one query per scrape; while the database cannot answer, the last figures stay.
+    let counts: Promise<ReadonlyArray<{ destination: string; state: 'pending' | 'dead'; count: number }>> | undefined;
+    const read = async (state: 'pending' | 'dead', gauge: Gauge<'destination'>): Promise<void> => {
+      counts ??= notificationOutbox.counts().finally(() => setImmediate(() => (counts = undefined)));
+      const rows = await counts.catch(() => undefined);
+      if (rows === undefined) return;
+      for (const destination of notificationOutbox.destinations) gauge.set({ destination }, rows.find((row) => row.destination === destination && row.state === state)?.count ?? 0);
+    };
+    new Gauge({
+      name: 'channel_notifications_pending',
+      help: 'Notification deliveries waiting to be sent or retried, by destination (the outbox\'s: every replica reports the same)',
+      labelNames: ['destination'],
+      registers,
+      collect() {
+        return read('pending', this);
+      },
+    });
+    new Gauge({
+      name: 'channel_notifications_dead',
+      help: 'Notification deliveries in the dead letters (every retry failed), by destination, until replayed or removed after 30 days',
+      labelNames: ['destination'],
+      registers,
+      collect() {
+        return read('dead', this);
+      },
+    });
+  }
+
   const knownOperations = new Set<string>();
   const metrics: Omit<ChannelMetrics, 'registry'> = {
     httpDuration: histogramLabels({
@@ -171,6 +208,11 @@ export function createMetrics(options: CreateMetricsOptions): ChannelMetrics {
       labelNames: ['coding', 'effort'],
       registers,
     }),
+    notifications: {
+      delivered: new Counter({ name: 'channel_notifications_delivered_total', help: 'Notification deliveries this process sent and the receiver took (2xx), by destination', labelNames: ['destination'], registers }),
+      retried: new Counter({ name: 'channel_notifications_retried_total', help: 'Notification attempts of this process that failed and will be tried again, by destination', labelNames: ['destination'], registers }),
+      dead: new Counter({ name: 'channel_notifications_dead_letters_total', help: 'Notification deliveries this process put in the dead letters after their last retry, by destination', labelNames: ['destination'], registers }),
+    },
     operationLabel(name) {
       if (name === null || name === undefined || name === '') return ANONYMOUS_OPERATION;
       if (knownOperations.has(name)) return name;

@@ -14,6 +14,7 @@ import {
   ChannelStatisticsDocument,
   ChannelTotalsDocument,
   MemberByIdDocument,
+  NotificationDeliveriesDocument,
   PatronByIdDocument,
   SupporterChangesDocument,
   SupportersDocument,
@@ -312,6 +313,7 @@ describe('the packed packages in a fresh project', () => {
         SupporterChanges: [SupporterChangesDocument, { since: '2025-01-01T00:00:00Z', first: 10 }],
         SupportersPage: [SupportersPageDocument, { first: 5, orderBy: 'AMOUNT' }],
         ChannelGoals: [ChannelGoalsDocument, {}],
+        NotificationDeliveries: [NotificationDeliveriesDocument, { first: 5 }],
       } as const;
       // The history's queries need its database open.
       await eventually('the history database to open', () => app.history?.health().state === 'open', { timeoutMs: 90_000 });

@@ -4,6 +4,7 @@
  * totals; a restart or a retry records nothing twice; the database down loses nothing; goals are
  * announced once.
  */
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatsSnapshot, Supporter, SupportersSnapshot, Tier } from '../../src/channel/models.js';
 import { SnapshotStore } from '../../src/channel/snapshot-store.js';
@@ -170,6 +171,9 @@ describeOnDatabases('history recorder', (backend) => {
     expect(days.length).toBeGreaterThanOrEqual(2);
     // Changes are history: compaction keeps them all.
     expect((await kindsOf(h)).length).toBeGreaterThan(0);
+    // And the tables are vacuumed: on PGlite, which runs no autovacuum, nothing else would.
+    const vacuumed = async () => (await sql<{ relname: string }>`SELECT relname FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL AND relname IN ('totals_sample', 'totals_tier', 'recorded_supporter', 'recorded_snapshot', 'supporter_change')`.execute(db)).rows;
+    await eventually('the history tables vacuumed', async () => (await vacuumed()).length === 5);
   }, 120_000);
 
   if (backend.name === 'PostgreSQL') {

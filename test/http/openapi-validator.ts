@@ -8,7 +8,8 @@ import { parse } from 'yaml';
  * dialect of OpenAPI 3.1) and ajv-formats: status code declared for the operation, media type,
  * body schema, required headers. Unknown paths and methods are checked against the document's
  * NotFound / MethodNotAllowed responses. Every validated response is recorded so a test can check
- * that each declared response was actually produced.
+ * that each declared response was actually produced. A notification a receiver got is checked against
+ * the document's `webhooks:` the same way.
  */
 interface MediaType {
   schema?: object;
@@ -21,8 +22,20 @@ interface ResponseObject {
 interface Operation {
   responses: Record<string, ResponseObject>;
 }
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: object;
+}
+interface WebhookOperation {
+  parameters?: Parameter[];
+  requestBody: { content: Record<string, MediaType> };
+}
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post?: WebhookOperation }>;
   components: { responses: Record<string, ResponseObject>; headers: Record<string, { required?: boolean; schema?: object }> };
 }
 
@@ -165,6 +178,40 @@ export class OpenApiResponseValidator {
         errors.push(`${where}: event ${event}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
       }
     }
+    return errors;
+  }
+
+  /**
+   * A notification as a receiver got it, against the document's `webhooks:`: the operation of its
+   * `type`, its header parameters (webhook-id, webhook-timestamp, webhook-signature) and its body's
+   * schema. Returns the violations (empty when it conforms).
+   */
+  validateWebhook(headers: Readonly<Record<string, string | string[] | undefined>>, raw: string): string[] {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return ['the notification body is not JSON'];
+    }
+    const type = (body as { type?: unknown }).type;
+    if (typeof type !== 'string') return ['the notification body has no type'];
+    const operation = this.document.webhooks?.[type]?.post;
+    if (operation === undefined) return [`the document has no webhook for type ${type}`];
+    const errors: string[] = [];
+    for (const declared of operation.parameters ?? []) {
+      const parameter = this.#deref(declared);
+      if (parameter.in !== 'header') continue;
+      const value = headers[parameter.name.toLowerCase()];
+      if (typeof value !== 'string') {
+        if (parameter.required === true) errors.push(`${type}: missing header ${parameter.name}`);
+        continue;
+      }
+      if (parameter.schema !== undefined && !this.#ajv.validate(parameter.schema, value)) errors.push(`${type}: header ${parameter.name}=${value}: ${this.#ajv.errorsText()}`);
+    }
+    const contentType = headers['content-type'];
+    if (typeof contentType !== 'string' || operation.requestBody.content[contentType] === undefined) return [...errors, `${type}: content-type ${String(contentType)} is not declared`];
+    const pointer = `/webhooks/${type.replaceAll('~', '~0').replaceAll('/', '~1')}/post/requestBody/content/${contentType.replace('/', '~1')}/schema`;
+    if (!this.#ajv.validate(this.#schemaRef(pointer), body)) errors.push(`${type}: ${this.#ajv.errorsText(this.#ajv.errors, { separator: '; ' })}`);
     return errors;
   }
 

@@ -18,6 +18,7 @@ import { liveUpstream, makeDataDir, request, sandboxControl, silentLogger, testC
 let sandbox: RunningSandbox;
 let app: ChannelApp;
 let dataDir: Awaited<ReturnType<typeof makeDataDir>>;
+const REPLAY_TOKEN = 'replay-token-Zk2';
 
 beforeAll(async () => {
   sandbox = await startSandbox();
@@ -25,8 +26,8 @@ beforeAll(async () => {
   // Upstream down before the first read: the 503 answers come first.
   await sandboxControl(sandbox, 'POST', 'faults', { target: 'all', status: 503 });
   // With its history: the database opens in the background (its first start takes seconds), so the
-  // history's 503s come first too.
-  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, history: true }), { logger: silentLogger });
+  // history's and the notifications' 503s come first too.
+  app = await createChannelApp(testConfig(dataDir.path, liveUpstream(sandbox), { events: { maxStreams: 1 }, history: true, notificationsReplayToken: REPLAY_TOKEN }), { logger: silentLogger });
 }, 60_000);
 afterAll(async () => {
   await app.close();
@@ -69,6 +70,10 @@ describe('openapi/channel-api.yaml', () => {
     expect((await request(app.url, 'GET', '/totals')).status).toBe(503);
     expect((await request(app.url, 'GET', '/history?from=2025-01-01T00:00:00Z')).status).toBe(503);
     expect((await request(app.url, 'GET', '/changes?since=2025-01-01T00:00:00Z')).status).toBe(503);
+    const replay = (body?: string, token: string | null = REPLAY_TOKEN) =>
+      request(app.url, 'POST', '/notifications/replay', { headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) }, ...(body === undefined ? {} : { body }) });
+    expect((await request(app.url, 'GET', '/notifications/deliveries')).status).toBe(503);
+    expect((await replay('{}')).status).toBe(503);
 
     await sandboxControl(sandbox, 'DELETE', 'faults');
     for (const path of ['/membership/pledges', '/membership/pledges?sort=amount', '/video/members', '/video/members?sort=since', '/video/stats', '/healthz']) {
@@ -114,6 +119,15 @@ describe('openapi/channel-api.yaml', () => {
     expect((await request(app.url, 'GET', '/events')).status).toBe(503);
     stream.abort();
     expect((await request(app.url, 'GET', '/events?lastEventId=x')).status).toBe(400);
+
+    expect((await request(app.url, 'GET', '/notifications/deliveries?state=dead&limit=5')).status).toBe(200);
+    expect((await request(app.url, 'GET', '/notifications/deliveries?state=lost')).status).toBe(400);
+    expect((await replay()).status).toBe(200);
+    expect((await replay('{"destination":"crm","event":"evt_1"}')).status).toBe(200);
+    expect((await replay('{}', null)).status).toBe(401);
+    expect((await replay('{}', 'replay-token-wrong')).status).toBe(401);
+    expect((await replay('{"everything":true}')).status).toBe(400);
+    expect((await replay(JSON.stringify({ destination: 'x'.repeat(8 * 1024) }))).status).toBe(413);
 
     expect((await request(app.url, 'GET', '/readyz')).status).toBe(200);
     expect((await request(app.url, 'GET', '/metrics')).status).toBe(200);

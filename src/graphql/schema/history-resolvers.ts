@@ -48,7 +48,7 @@ function pathOf(info: GraphQLResolveInfo): Array<string | number> {
 }
 
 /** A history failure as a GraphQL error a client can act on; anything else is rethrown (a bug, masked in production). */
-function historyError(error: unknown, info: GraphQLResolveInfo): GraphQLError {
+export function historyError(error: unknown, info: GraphQLResolveInfo): GraphQLError {
   const at = { nodes: info.fieldNodes, path: pathOf(info) };
   if (error instanceof HistoryUnavailableError) {
     return createGraphQLError(`${error.message}. The current data is still served; retry in ${error.retryAfterSeconds} s.`, {

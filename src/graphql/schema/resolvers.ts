@@ -15,6 +15,8 @@ export type { ChannelEvents } from '../streams/event-iterator.js';
 import type { ChannelGraphContext, PlatformIndex, SnapshotIndexes } from './context.js';
 import type { ChannelHistory } from '../../history/history-service.js';
 import { createHistoryResolvers } from './history-resolvers.js';
+import type { Notifications } from '../../notifications/notifications.js';
+import { createNotificationResolvers } from './notification-resolvers.js';
 import { property } from './property-resolvers.js';
 import { toUpstreamUnavailable } from './upstream-error.js';
 
@@ -119,13 +121,16 @@ const supporterFields = {
  * and ChannelMember onto the domain `Supporter`, Tier onto `Tier`, ChannelStats onto
  * `ChannelStatsView`). They read the snapshot store through the per-request context: no HTTP hop.
  */
-export function createChannelResolvers(indexes: SnapshotIndexes, events: ChannelEvents, history?: ChannelHistory): Resolvers {
+export function createChannelResolvers(indexes: SnapshotIndexes, events: ChannelEvents, history?: ChannelHistory, notifications?: Notifications): Resolvers {
   const { Query: historyQuery, Subscription: historySubscription, ...historyTypes } = createHistoryResolvers(history, indexes, events);
+  const { Query: notificationQuery, ...notificationTypes } = createNotificationResolvers(notifications);
   return {
     DateTime,
     ...historyTypes,
+    ...notificationTypes,
     Query: {
       ...historyQuery,
+      ...notificationQuery,
       // Each answers at once from the snapshots in memory, and reads (and waits) only when one is missing.
       supporters: (_root, { platform, orderBy }, ctx, info) =>
         answerWith(ctx, platformsOf(platform), info, readAvailable, (available) => indexes.ordered(available, ORDER_OF[orderBy])),
