@@ -53,7 +53,7 @@ const config: CodegenConfig = {
         ...resolverConfig,
         // `query: true` also makes the root Query fields required (avoidOptionals.resolvers skips root types).
         avoidOptionals: { resolvers: true, query: true },
-        contextType: '../../src/graphql/context.js#ChannelGraphContext',
+        contextType: '../../src/graphql/schema/context.js#ChannelGraphContext',
         scalars: { DateTime: 'string' },
         // The domain models share names with SDL types (Supporter, Tier): import them as SupporterModel…
         mapperTypeSuffix: 'Model',

@@ -14,10 +14,10 @@ import { createVideoMembersSource, createVideoStatsSource } from './channel/vide
 import {
   DEFAULT_EVENTS_SETTINGS, DEFAULT_HTTP_SERVER_SETTINGS, DEFAULT_SHUTDOWN_TIMEOUT_MS, type ChannelConfig, type HttpServerSettings, type MembershipSettings, type VideoSettings,
 } from './config.js';
-import { CHANNEL_GRAPH_PARTS, createChannelGraphHandler, type ChannelGraphOptions, type ChannelGraphParts } from './graphql/channel-graph.js';
-import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/trusted-documents.js';
-import { createGraphStreamLimit } from './graphql/streamed-responses.js';
-import { createGraphWebSocketServer } from './graphql/websocket.js';
+import { createChannelGraph } from './graphql/channel-graph.js';
+import { CODEGEN_PERSISTED_DOCUMENTS } from './graphql/plugins/trusted-documents.js';
+import { createGraphStreamLimit } from './graphql/streams/streamed-responses.js';
+import { createGraphWebSocketServer } from './graphql/streams/websocket.js';
 import { createDashboardHandler } from './http/dashboard.js';
 import { createEventStreamHandler } from './http/event-stream.js';
 import { createOverlayHandler } from './http/overlay.js';
@@ -26,20 +26,19 @@ import { answerClientErrors } from './lib/client-error.js';
 import { createCompression, type ContentCoding, type CompressionEffort } from './lib/compression.js';
 import { listen, type Listening } from './lib/listen.js';
 import { createOperationsEndpoints, OPERATIONS_PATHS } from './observability/endpoints.js';
-import { observeOperations, useExecutionSpans } from './observability/graphql.js';
-import { observeRequests, type RequestObserverOptions } from './observability/http.js';
+import { useExecutionSpans, useOperationMetrics } from './observability/graphql.js';
+import { observeRequests } from './observability/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type ChannelMetrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { createReadinessProbe } from './observability/readiness.js';
 import { channelTracer } from './observability/tracing.js';
 import { observeSource, observeTokenRefresh } from './observability/upstream.js';
-import type { Tracer } from '@opentelemetry/api';
 import { debugEnabled } from '@channel-graph/oauth2';
 import type { RunningSandbox, SandboxOptions } from './sandbox/index.js';
 import { createSharedState } from './shared-state.js';
 import { createChannelHistory, type ChannelHistory } from './history/history-service.js';
 import { createNotifications, type Notifications } from './notifications/notifications.js';
-import type { ChannelGraphStore } from './graphql/context.js';
+import type { ChannelGraphStore } from './graphql/schema/context.js';
 
 export interface ChannelAppOptions {
   /** The service's log; default a pino logger on stdout at `config.logLevel`. */
@@ -79,33 +78,6 @@ export interface ChannelApp {
    */
   reloadSchema?: () => 'swapped' | 'unchanged';
 }
-
-/** What observes the service's traffic: every HTTP request and every GraphQL operation. */
-export interface TrafficObservation {
-  /** Wraps the server's listener: a log line, a metric and a span per request, and its id (observeRequests). */
-  requests(listener: RequestListener, options: RequestObserverOptions): RequestListener;
-  /** What the graph reports its executions to: metrics, and spans with a tracer (observeOperations). */
-  operations(metrics: ChannelMetrics, tracer: Tracer | undefined): Pick<ChannelGraphOptions, 'executionObserver' | 'plugins'>;
-}
-
-/**
- * The parts the service is composed of that a variant may leave out or replace: bench/graph and
- * bench/instructions measure what each one costs or is worth by composing the app without it.
- * The service runs CHANNEL_APP_PARTS.
- */
-export interface ChannelAppParts {
-  /** undefined: nothing observed (no request log, no request or operation metrics, no spans). */
-  observation: TrafficObservation | undefined;
-  graph: ChannelGraphParts;
-}
-
-export const CHANNEL_APP_PARTS: ChannelAppParts = {
-  observation: {
-    requests: observeRequests,
-    operations: (metrics, tracer) => ({ executionObserver: observeOperations(metrics, tracer), ...(tracer !== undefined && { plugins: [useExecutionSpans(tracer)] }) }),
-  },
-  graph: CHANNEL_GRAPH_PARTS,
-};
 
 /** `close()` did not finish within the shutdown timeout. */
 export class ShutdownTimeoutError extends Error {
@@ -152,7 +124,7 @@ export function sandboxUpstream(sandbox: RunningSandbox): { membership: Membersh
   };
 }
 
-export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}, parts: ChannelAppParts = CHANNEL_APP_PARTS): Promise<ChannelApp> {
+export async function createChannelApp(config: ChannelConfig, options: ChannelAppOptions = {}): Promise<ChannelApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const tracer = channelTracer();
   const { mode } = config.upstream;
@@ -240,7 +212,6 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
   for (const destination of notificationDestinations) for (const counter of Object.values(metrics.notifications)) counter.inc({ destination }, 0);
   const eventStream = createEventStreamHandler({ events, maxStreams: eventSettings.maxStreams, headers: { 'access-control-allow-origin': '*' } });
 
-  const { observation } = parts;
   // Each result's series appears with its first lookup (as prom-client's would).
   const cacheLookups: Partial<Record<'hit' | 'miss', { inc(): void }>> = {};
   const compressions: Partial<Record<`${ContentCoding}:${CompressionEffort}`, { inc(): void }>> = {};
@@ -253,26 +224,23 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
     store, ...(history === undefined ? {} : { history }), mode, webhookSecret: upstream.membership.webhookSecret, logger: logger.child({ component: 'rest' }), eventStream, redisHealth: shared.redisHealth, compression,
     ...(notifications === undefined ? {} : { notifications: { notifications, replayToken: config.notificationsReplayToken } }),
   });
-  const graph = createChannelGraphHandler(
-    {
-      store: history === undefined ? store : historyAwareStore(store, history),
-      events,
-      ...(history === undefined ? {} : { history }),
-      ...(notifications === undefined ? {} : { notifications }),
-      settings: config.graph,
-      reloadableSchema: config.graph.development,
-      compression,
-      logger: logger.child({ component: 'graphql' }),
-      ...observation?.operations(metrics, tracer),
-      onResponseCacheLookup: (hit) => {
-        const result = hit ? 'hit' : 'miss';
-        (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
-      },
+  const graph = createChannelGraph({
+    store: history === undefined ? store : historyAwareStore(store, history),
+    events,
+    ...(history === undefined ? {} : { history }),
+    ...(notifications === undefined ? {} : { notifications }),
+    settings: config.graph,
+    reloadableSchema: config.graph.development,
+    compression,
+    logger: logger.child({ component: 'graphql' }),
+    plugins: [useOperationMetrics(metrics, tracer), ...(tracer === undefined ? [] : [useExecutionSpans(tracer)])],
+    onResponseCacheLookup: (hit) => {
+      const result = hit ? 'hit' : 'miss';
+      (cacheLookups[result] ??= metrics.responseCacheLookups.labels({ result })).inc();
     },
-    parts.graph,
-  );
+  });
   const graphSockets = createGraphWebSocketServer({
-    graph: graph.graph, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
+    graph: graph.yoga, settings: config.graph, persistedDocuments: CODEGEN_PERSISTED_DOCUMENTS, maxConnections: eventSettings.maxStreams,
   });
   // Subscriptions over SSE (and multipart) on /graphql: bounded like GET /events and the WebSockets.
   const graphStreams = createGraphStreamLimit(eventSettings.maxStreams);
@@ -301,7 +269,7 @@ export async function createChannelApp(config: ChannelConfig, options: ChannelAp
       maxHeaderSize: graph.maxHeaderBytes,
       headersTimeout: http.headersTimeoutMs, requestTimeout: http.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
     },
-    observation !== undefined ? observation.requests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }) : handle,
+    observeRequests(handle, { logger: logger.child({ component: 'http' }), metrics, tracer, routeOf }),
   );
   // A request node:http cannot parse gets a body that says what was wrong, not a bare status line.
   answerClientErrors(server);

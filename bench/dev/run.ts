@@ -27,7 +27,7 @@ import { PEER_WATCHERS } from './peer.js';
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const SDL = 'schema/channel.graphql';
 const STALE = '  stale: Boolean!\n';
-const RESOLVERS = 'src/graphql/resolvers.ts';
+const RESOLVERS = 'src/graphql/schema/resolvers.ts';
 const RESOLVER_ANCHOR = "      stale: property('stale'),\n";
 const GENERATED = 'generated/channel/resolvers-types.ts';
 const PROBE = '{ stats { subscribers } }';

@@ -18,7 +18,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
+import { OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
 import { formatTable, ratio, saveResults } from '../lib/index.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);

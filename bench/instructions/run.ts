@@ -1,8 +1,10 @@
 /**
  * The channel graph and the REST API counted in instructions per request rather than timed: what
- * observing a request costs (the request log, the request id, the HTTP and GraphQL metrics
- * and the span hooks), and where `npm start` stands against mercurius+jit and the floors (bench/graph's
- * ratios, counted one request at a time).
+ * each optimisation the graph keeps is worth (graphql-jit, the document cache, the response cache,
+ * its ETag/304 and its kept codings, the start script's V8 flags), what observing a request costs
+ * (the request log, the request id, the HTTP and GraphQL metrics and the span hooks), and where
+ * `npm start` stands against mercurius+jit and the floors (bench/graph's ratios, counted one request
+ * at a time).
  *
  * On the 2-vCPU VMs this runs on, one build's CPU time per request moved from 27 to 48 µs between
  * processes and from 26 to 37 µs between windows of one process, with no GC or JIT event to tell
@@ -11,14 +13,11 @@
  * callgrind with the start script's node flags, and is sent requests one at a time on one keep-alive
  * connection. After the scenario's warm-up requests its counters are zeroed, its counted requests
  * are sent, and the instructions between the two are divided by the requests: those of the main
- * (JavaScript) thread, and those of all threads. The main thread is the figure to go by: our
- * server's count repeated within ~1 % over the processes of 2026-11-27 (three or four at once; two
- * at once, within 0.4 %), mercurius+jit's moved by up to 9 %, the floor's by 5 % between runs. All
- * threads move more: under callgrind V8's helper threads are still compiling (TurboFan) in the
- * window, 25–40 % of the count, though plain node has finished optimising by then. Counts are not
- * quite independent of the load beside them (seven targets at once read ~6 % higher than two), so
- * the table takes each target's lowest over BENCH_ROUNDS: compare the targets of one run, and a
- * ratio over several rounds, not counts across runs. What callgrind does not count is the
+ * (JavaScript) thread, and those of all threads. The main thread is the figure to go by: a server's
+ * count repeats within ~1 % over processes; all threads move more (under callgrind V8's helper
+ * threads are still compiling in the window). Counts are not quite independent of the load beside
+ * them, so the table takes each target's lowest over BENCH_ROUNDS: compare the targets of one run,
+ * and a ratio over several rounds, not counts across runs. What callgrind does not count is the
  * kernel's part (the socket's reads and writes), which a floor pays as much as the server it floors.
  *
  * What keeps runs repeatable:
@@ -31,24 +30,28 @@
  *
  * Scenarios (the default sandbox dataset unless said; the sandbox in the server's process, as
  * `npm start` runs it), and their targets (server.mjs):
- *   issue            — the issue query, response cache off (bench/graph's headline: every request
- *                      executed): observed, unobserved, mercurius+jit
- *   variables        — `query($p: Platform)…` with varying values, response cache off: the same three
+ *   issue            — the issue query, response cache off (every request executed): observed,
+ *                      default-flags, unobserved, yoga+jit, mercurius+jit, and bare, bare/no-jit,
+ *                      bare/no-document-cache (what graphql-jit and the document cache are worth)
+ *   variables        — `query($p: Platform)…` with varying values, response cache off: observed,
+ *                      default-flags, unobserved, yoga+jit, mercurius+jit
  *   large            — tiers and their supporters over SANDBOX_PATRONS=2000 (a 221 KB answer),
- *                      response cache off, 300 requests to warm up and 100 counted: observed, mercurius+jit
- *   issue+cache      — the issue query with the response cache on (`npm start`'s default): observed
- *                      against the floor (target: "cached ≥ 0.7× the floor") and floor/headers,
- *                      and observed/br: the observed server asked for brotli (a hit in a coding, its
- *                      bytes made once, against an identity hit: "br ÷ identity", within 1.1)
- *   variables+cache  — the variables query with the response cache on: observed, unobserved
+ *                      response cache off, 300 requests to warm up and 100 counted: observed,
+ *                      default-flags, yoga+jit, mercurius+jit, bare, bare/no-jit
+ *   issue+cache      — the issue query with the response cache on (`npm start`'s default): observed,
+ *                      default-flags, unobserved, yoga+jit+cache, observed/304 (revalidating with the answer's ETag),
+ *                      observed/br (asked for brotli: a hit in a coding, its bytes made once), the
+ *                      floor and floor/headers
+ *   variables+cache  — the variables query with the response cache on: observed, unobserved, yoga+jit+cache
+ *   large+cache      — the large answer with the response cache on: observed, observed/br, yoga+jit+cache
  *   rest             — GET /membership/pledges: observed, unobserved, the floor (same bytes: target
  *                      "warm REST ≥ 0.9× the floor") and floor/headers (the same bytes and headers)
- * Targets (measured, not asserted): observation ≤ 5 % of the request; ours ≥ 1.0× mercurius+jit;
- * × floor as bench/graph sets them. "× mercurius+jit" and "× floor" are the other target's instructions
- * a request over ours, as req/s compare (above 1: ours does less).
+ * Targets (measured, not asserted): observation ≤ 5 % of the request. An optimisation's gain is the
+ * instructions a request its absence adds, beside the lines of source it takes.
  *
  * Run: `npx tsx bench/instructions/run.ts` (needs valgrind: `apt-get install valgrind`; ~2 min per
- * process, a scenario's targets at once; ~25 min in all). BENCH_SCENARIOS=variables,rest runs only those;
+ * process, at most four at once; ~40 min in all). BENCH_SCENARIOS=variables,rest runs only those
+ * scenarios, BENCH_TARGETS=unobserved,floor only those targets besides observed;
  * BENCH_WARMUP and BENCH_REQUESTS override every scenario's 10,000 and 5,000 (large: 300 and 100);
  * BENCH_ROUNDS (default 1) repeats every count in a fresh process and reports the lowest and
  * highest; BENCH_CALLGRIND_DIR keeps callgrind's dumps there (for callgrind_annotate);
@@ -72,22 +75,27 @@ import { functionCosts, largestDifferences } from './profile.js';
 const LOG_BATCH_OUT_OF_REACH_MS = 3_600_000;
 /** The target: observation at most this share of a request. */
 const OVERHEAD_TARGET = 0.05;
-/** A request or a callgrind_control command taking longer has hung (none came near it on 2026-11-27, the large answer included). */
-const DEADLINE_MS = 60_000;
+/** A request or a callgrind_control command taking longer has hung (under callgrind, four processes at once beside other jobs, a first request has taken over a minute). */
+const DEADLINE_MS = 300_000;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 /** A directory to keep callgrind's dumps in (for callgrind_annotate); default none, they are removed. */
 const keptDumps = process.env.BENCH_CALLGRIND_DIR;
 /** Instructions a request of `BENCH_PROFILE` functions are printed per scenario and target (ours − it); 0, the default, prints none. */
 const profiledFunctions = Number(process.env.BENCH_PROFILE ?? 0);
 
-type TargetName = 'observed' | 'observed/br' | 'unobserved' | 'mercurius+jit' | 'floor' | 'floor/headers';
+type TargetName =
+  | 'observed' | 'observed/br' | 'observed/304' | 'default-flags' | 'unobserved'
+  | 'bare' | 'bare/no-jit' | 'bare/no-document-cache' | 'yoga+jit' | 'yoga+jit+cache' | 'mercurius+jit' | 'floor' | 'floor/headers';
 
-/** `observed/br` is the observed server asked for brotli: the cost of a compressed answer beside an identity one. */
-const serverOf = (target: TargetName): string => (target === 'observed/br' ? 'observed' : target);
+/** The targets that are the observed server asked otherwise, or started otherwise. */
+const serverOf = (target: TargetName): string => (target === 'observed/br' || target === 'observed/304' || target === 'default-flags' ? 'observed' : target);
+/** `observed/br` asks for brotli: the cost of a compressed answer beside an identity one. */
 const acceptEncodingOf = (target: TargetName): string | undefined => (target === 'observed/br' ? 'br' : undefined);
+/** `default-flags`: V8's defaults, to tell whether the start script's flags pay. */
+const nodeFlagsOf = (target: TargetName, startFlags: readonly string[]): readonly string[] => (target === 'default-flags' ? [] : startFlags);
 
 interface Scenario {
-  name: 'issue' | 'variables' | 'large' | 'issue+cache' | 'variables+cache' | 'rest';
+  name: 'issue' | 'variables' | 'large' | 'issue+cache' | 'variables+cache' | 'large+cache' | 'rest';
   /** GRAPHQL_RESPONSE_CACHE. */
   responseCache: boolean;
   method: 'GET' | 'POST';
@@ -109,40 +117,59 @@ const sized = (warmup: number, requests: number): Pick<Scenario, 'warmup' | 'req
   requests: Number(process.env.BENCH_REQUESTS ?? requests),
 });
 const issueBody = [JSON.stringify({ query: ISSUE_QUERY })];
+const largeBody = [JSON.stringify({ query: LARGE_QUERY })];
 const SCENARIOS: readonly Scenario[] = [
-  { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'mercurius+jit'] },
-  { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'mercurius+jit'] },
-  { name: 'large', responseCache: false, method: 'POST', path: '/graphql', bodies: [JSON.stringify({ query: LARGE_QUERY })], patrons: 2000, ...sized(300, 100), targets: ['observed', 'mercurius+jit'] },
-  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'observed/br', 'floor', 'floor/headers'] },
-  { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved'] },
+  { name: 'issue', responseCache: false, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit', 'mercurius+jit', 'bare', 'bare/no-jit', 'bare/no-document-cache'] },
+  { name: 'variables', responseCache: false, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit', 'mercurius+jit'] },
+  { name: 'large', responseCache: false, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(300, 100), targets: ['observed', 'default-flags', 'yoga+jit', 'mercurius+jit', 'bare', 'bare/no-jit'] },
+  { name: 'issue+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: issueBody, ...sized(10_000, 5_000), targets: ['observed', 'default-flags', 'unobserved', 'yoga+jit+cache', 'observed/304', 'observed/br', 'floor', 'floor/headers'] },
+  { name: 'variables+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: VARIABLES_BODIES, ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'yoga+jit+cache'] },
+  { name: 'large+cache', responseCache: true, method: 'POST', path: '/graphql', bodies: largeBody, patrons: 2000, ...sized(1_000, 500), targets: ['observed', 'observed/br', 'yoga+jit+cache'] },
   { name: 'rest', responseCache: false, method: 'GET', path: '/membership/pledges', ...sized(10_000, 5_000), targets: ['observed', 'unobserved', 'floor', 'floor/headers'] },
 ];
+/** Processes under callgrind at once (two cores). */
+const AT_ONCE = 4;
 const selectedScenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
-const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name));
+const selectedTargets = process.env.BENCH_TARGETS?.split(',').map((name) => name.trim());
+const scenarios = SCENARIOS.filter((scenario) => selectedScenarios === undefined || selectedScenarios.includes(scenario.name)).map((scenario) => ({
+  ...scenario,
+  targets: scenario.targets.filter((target) => target === 'observed' || selectedTargets === undefined || selectedTargets.includes(target)),
+}));
 
 const run = promisify(execFile);
 const SERVER = join(dirname(fileURLToPath(import.meta.url)), 'server.mjs');
 
-/** Sends `count` requests of the scenario one after another on one keep-alive connection; each must answer 200. */
-async function send(url: string, scenario: Scenario, count: number, acceptEncoding: string | undefined): Promise<void> {
+/**
+ * Sends `count` requests of the scenario one after another on one keep-alive connection; each must
+ * answer 200, or 304 when it sends `ifNoneMatch`. Gives the last answer's ETag.
+ */
+async function send(url: string, scenario: Scenario, count: number, acceptEncoding: string | undefined, ifNoneMatch?: string): Promise<string | undefined> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL(scenario.path, url);
+  let etag: string | undefined;
   try {
     for (let i = 0; i < count; i += 1) {
       const body = scenario.bodies?.[i % scenario.bodies.length];
-      const headers = { ...(acceptEncoding !== undefined && { 'accept-encoding': acceptEncoding }), ...(body !== undefined && { ...GRAPH_HEADERS, 'content-length': Buffer.byteLength(body) }) };
+      const headers = {
+        ...(acceptEncoding !== undefined && { 'accept-encoding': acceptEncoding }),
+        ...(ifNoneMatch !== undefined && { 'if-none-match': ifNoneMatch }),
+        ...(body !== undefined && { ...GRAPH_HEADERS, 'content-length': Buffer.byteLength(body) }),
+      };
       const outgoing = request(target, { method: scenario.method, agent, headers });
       outgoing.setTimeout(DEADLINE_MS, () => outgoing.destroy(new Error(`${scenario.name}: no answer from ${target.href} within ${DEADLINE_MS} ms`)));
       outgoing.end(body);
       const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
       response.resume();
       await once(response, 'end');
-      if (response.statusCode !== 200) throw new Error(`${scenario.name}: HTTP ${response.statusCode} from ${target.href}`);
-      if (response.headers['content-encoding'] !== acceptEncoding) throw new Error(`${scenario.name}: asked for ${acceptEncoding ?? 'no coding'}, got ${response.headers['content-encoding'] ?? 'none'}`);
+      const expected = ifNoneMatch === undefined ? 200 : 304;
+      if (response.statusCode !== expected) throw new Error(`${scenario.name}: HTTP ${response.statusCode} from ${target.href}, expected ${expected}`);
+      if (expected === 200 && response.headers['content-encoding'] !== acceptEncoding) throw new Error(`${scenario.name}: asked for ${acceptEncoding ?? 'no coding'}, got ${response.headers['content-encoding'] ?? 'none'}`);
+      etag = response.headers.etag;
     }
   } finally {
     agent.destroy();
   }
+  return etag;
 }
 
 /** Where node writes its code objects under `--perf-basic-prof` (valgrind runs node in its own process: same pid). */
@@ -165,7 +192,7 @@ async function countInstructions(startFlags: readonly string[], target: TargetNa
   const outDir = await mkdtemp(join(keptDumps ?? tmpdir(), `bench-instructions-${scenario.name}-${target.replace('/', '-')}-`));
   const child = spawn(
     'valgrind',
-    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...startFlags, '--no-memory-reducer', ...(profiledFunctions > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(outDir, 'v8.log')}`] : []), SERVER, serverOf(target)],
+    ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'callgrind.out')}`, process.execPath, ...nodeFlagsOf(target, startFlags), '--no-memory-reducer', ...(profiledFunctions > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(outDir, 'v8.log')}`] : []), SERVER, serverOf(target)],
     {
       env: {
         ...process.env,
@@ -179,9 +206,13 @@ async function countInstructions(startFlags: readonly string[], target: TargetNa
   );
   try {
     const { url } = await nextMessage<{ url: string }>(child);
-    await send(url, scenario, scenario.warmup, acceptEncodingOf(target));
+    const etag = await send(url, scenario, scenario.warmup, acceptEncodingOf(target));
+    // observed/304: a client revalidating the answer it holds (the warm-up's last, a kept one).
+    const ifNoneMatch = target === 'observed/304' ? etag : undefined;
+    if (target === 'observed/304' && etag === undefined) throw new Error(`${scenario.name}: the answer has no ETag to revalidate with`);
+    await send(url, scenario, Math.min(10, scenario.warmup), acceptEncodingOf(target), ifNoneMatch);
     await callgrindControl('-z', child);
-    await send(url, scenario, scenario.requests, acceptEncodingOf(target));
+    await send(url, scenario, scenario.requests, acceptEncodingOf(target), ifNoneMatch);
     await callgrindControl('-d', child);
     // One dump per thread: callgrind.out.1-01 (the main thread), -02…
     const dumps = (await readdir(outDir)).filter((name) => /^callgrind\.out\.1-\d+$/.test(name)).sort();
@@ -212,11 +243,26 @@ try {
 await run(process.execPath, [join(projectRoot, 'scripts/build.mjs'), '--if-stale'], { cwd: projectRoot });
 
 const startFlags = (await readStartScript()).nodeFlags;
+/** Runs `tasks` with at most AT_ONCE of them at a time, in order; their results in order. */
+async function atMost<T>(tasks: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next;
+      next += 1;
+      results[index] = await (tasks[index] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, tasks.length) }, worker));
+  return results;
+}
+
 const counts = new Map<string, Count[]>();
 for (let round = 1; round <= rounds; round += 1) {
   for (const scenario of scenarios) {
-    // The targets of a scenario at once (up to four on two cores), so that what runs beside them is the same for all.
-    const figures = await Promise.all(scenario.targets.map((target) => countInstructions(startFlags, target, scenario)));
+    // A scenario's targets together (AT_ONCE at a time), so that what runs beside them is much the same for all.
+    const figures = await atMost(scenario.targets.map((target) => () => countInstructions(startFlags, target, scenario)));
     const ours = figures[0] as Count;
     scenario.targets.forEach((target, i) => {
       const count = figures[i] as Count;
@@ -230,62 +276,66 @@ for (let round = 1; round <= rounds; round += 1) {
   }
 }
 
-/** The lowest and highest over the rounds of one target's count (all threads, or the main one); undefined for a target the scenario does not run. */
-function range(scenario: Scenario, target: TargetName, thread: 'all' | 'main'): { lowest: number; highest: number } | undefined {
-  const values = counts.get(`${scenario.name} ${target}`)?.map((count) => count[thread]);
+type Range = { lowest: number; highest: number };
+/** The lowest and highest over the rounds of one target's main-thread count; undefined for a target the scenario does not run. */
+function range(scenario: Scenario['name'], target: TargetName, thread: 'all' | 'main' = 'main'): Range | undefined {
+  const values = counts.get(`${scenario} ${target}`)?.map((count) => count[thread]);
   return values === undefined ? undefined : { lowest: Math.round(Math.min(...values)), highest: Math.round(Math.max(...values)) };
 }
-/** The other target's instructions over ours (lowest counts): as req/s compare, above 1 means ours does less. */
-const times = (other: { lowest: number } | undefined, ours: { lowest: number }): number | undefined => (other === undefined ? undefined : Number((other.lowest / ours.lowest).toFixed(3)));
 const rows = scenarios.flatMap((scenario) =>
-  (['all', 'main'] as const).map((thread) => {
-    const observed = range(scenario, 'observed', thread) as { lowest: number; highest: number };
-    const inBrotli = range(scenario, 'observed/br', thread);
-    const unobserved = range(scenario, 'unobserved', thread);
-    const mercurius = range(scenario, 'mercurius+jit', thread);
-    const floor = range(scenario, 'floor', thread);
-    const floorWithHeaders = range(scenario, 'floor/headers', thread);
-    return {
-      scenario: scenario.name,
-      responseCache: scenario.responseCache,
-      threads: thread,
-      observed,
-      ...(inBrotli && { inBrotli, brotliOverIdentity: Number((inBrotli.lowest / observed.lowest).toFixed(3)) }),
-      ...(unobserved && {
-        unobserved,
-        overheadInstructions: observed.lowest - unobserved.lowest,
-        overhead: Number(((observed.lowest - unobserved.lowest) / unobserved.lowest).toFixed(4)),
-      }),
-      ...(mercurius && { mercurius, timesMercurius: times(mercurius, observed) }),
-      ...(floor && { floor, timesFloor: times(floor, observed) }),
-      ...(floorWithHeaders && { floorWithHeaders, timesFloorWithHeaders: times(floorWithHeaders, observed) }),
-    };
-  }),
+  (['main', 'all'] as const).map((thread) => ({
+    scenario: scenario.name,
+    responseCache: scenario.responseCache,
+    threads: thread,
+    targets: Object.fromEntries(scenario.targets.map((target) => [target, range(scenario.name, target, thread) as Range])),
+  })),
 );
+
+/** Lines of a source file, as `wc -l` counts them. */
+async function linesOf(path: string): Promise<number> {
+  return (await readFile(join(projectRoot, path), 'utf8')).split('\n').length - 1;
+}
+/**
+ * What each optimisation is worth, on the main thread: the instructions a request without it (a
+ * target, in a scenario) minus those with it, and that as a share of the request without it.
+ */
+const OPTIMISATIONS = [
+  { name: 'graphql-jit (speed/jit.ts)', source: 'src/graphql/speed/jit.ts', pairs: [['issue', 'bare/no-jit', 'issue', 'bare'], ['large', 'bare/no-jit', 'large', 'bare']] },
+  { name: 'document cache (speed/document-cache.ts), graphql-jit off', source: 'src/graphql/speed/document-cache.ts', pairs: [['issue', 'bare/no-document-cache', 'issue', 'bare/no-jit']] },
+  { name: 'response cache (speed/response-cache.ts)', source: 'src/graphql/speed/response-cache.ts', pairs: [['issue', 'observed', 'issue+cache', 'observed'], ['large', 'observed', 'large+cache', 'observed']] },
+  { name: 'ETag/304 on a kept answer (in response-cache.ts)', source: undefined, pairs: [['issue+cache', 'observed', 'issue+cache', 'observed/304']] },
+  { name: "the start script's V8 flags (package.json)", source: undefined, pairs: [['issue', 'default-flags', 'issue', 'observed'], ['variables', 'default-flags', 'variables', 'observed'], ['large', 'default-flags', 'large', 'observed'], ['issue+cache', 'default-flags', 'issue+cache', 'observed']] },
+] as const;
+const gains = [];
+for (const optimisation of OPTIMISATIONS) {
+  for (const [withoutScenario, withoutTarget, withScenario, withTarget] of optimisation.pairs) {
+    const without = range(withoutScenario, withoutTarget);
+    const withIt = range(withScenario, withTarget);
+    if (without === undefined || withIt === undefined) continue;
+    gains.push({
+      optimisation: optimisation.name,
+      lines: optimisation.source === undefined ? null : await linesOf(optimisation.source),
+      without: `${withoutScenario} ${withoutTarget}`,
+      with: `${withScenario} ${withTarget}`,
+      saved: without.lowest - withIt.lowest,
+      share: Number(((without.lowest - withIt.lowest) / without.lowest).toFixed(4)),
+    });
+  }
+}
+/** Observation's cost: observed over unobserved, where a scenario runs both. */
+const observation = scenarios.flatMap((scenario) => {
+  const observed = range(scenario.name, 'observed');
+  const unobserved = range(scenario.name, 'unobserved');
+  if (observed === undefined || unobserved === undefined) return [];
+  return [{ scenario: scenario.name, instructions: observed.lowest - unobserved.lowest, share: Number(((observed.lowest - unobserved.lowest) / unobserved.lowest).toFixed(4)) }];
+});
+
+const shown = (value: Range | undefined): string => (value === undefined ? '' : `${value.lowest}${rounds > 1 ? ` (≤ ${value.highest})` : ''}`);
+const targetNames = [...new Set(scenarios.flatMap((scenario) => scenario.targets))];
 console.log(`\ninstructions a request (callgrind; lowest of ${rounds} process(es) each); node flags: ${startFlags.join(' ')} --no-memory-reducer\n`);
-const shown = (range: { lowest: number; highest: number } | undefined): string => (range === undefined ? '' : `${range.lowest}${rounds > 1 ? ` (≤ ${range.highest})` : ''}`);
-const fixed = (value: number | undefined): string => (value === undefined ? '' : value.toFixed(2));
-console.log(
-  formatTable(
-    ['scenario', 'threads', 'ours', 'ours in br', 'br ÷ identity', 'unobserved', 'observation', `share (≤ ${OVERHEAD_TARGET * 100} %)`, 'mercurius+jit', '× mercurius', 'floor', '× floor', 'floor/headers', '× floor/headers'],
-    rows.map((row) => [
-      row.scenario,
-      row.threads,
-      shown(row.observed),
-      shown(row.inBrotli),
-      fixed(row.brotliOverIdentity),
-      shown(row.unobserved),
-      row.overheadInstructions === undefined ? '' : String(row.overheadInstructions),
-      row.overhead === undefined ? '' : `${(row.overhead * 100).toFixed(1)} %`,
-      shown(row.mercurius),
-      fixed(row.timesMercurius),
-      shown(row.floor),
-      fixed(row.timesFloor),
-      shown(row.floorWithHeaders),
-      fixed(row.timesFloorWithHeaders),
-    ]),
-  ),
-);
+console.log(formatTable(['scenario', 'threads', ...targetNames], rows.map((row) => [row.scenario, row.threads, ...targetNames.map((target) => shown(row.targets[target]))])));
+console.log(`\n${formatTable(['optimisation', 'lines', 'without', 'with', 'instructions saved a request', 'share'], gains.map((gain) => [gain.optimisation, gain.lines === null ? '' : String(gain.lines), gain.without, gain.with, String(gain.saved), `${(gain.share * 100).toFixed(1)} %`]))}`);
+console.log(`\n${formatTable(['scenario', 'observation', `share (≤ ${OVERHEAD_TARGET * 100} %)`], observation.map((row) => [row.scenario, String(row.instructions), `${(row.share * 100).toFixed(1)} %`]))}`);
 console.log(
   `saved ${await saveResults('instructions', {
     queries: { issue: ISSUE_QUERY, variables: VARIABLES_QUERY, large: LARGE_QUERY },
@@ -294,5 +344,7 @@ console.log(
     nodeFlags: [...startFlags, '--no-memory-reducer'],
     overheadTarget: OVERHEAD_TARGET,
     rows,
+    gains,
+    observation,
   })}`,
 );

@@ -27,22 +27,23 @@ export interface CompiledGraphServer {
   remove(): Promise<void>;
 }
 
-export async function compileGraphServer(): Promise<CompiledGraphServer> {
+/** Compiles bench/graph/server.ts of the project at `root` (default this one: another checkout, e.g. of `main`, has its own). */
+export async function compileGraphServer(root: string = projectRoot): Promise<CompiledGraphServer> {
   const outDir = await mkdtemp(join(tmpdir(), 'bench-graph-compiled-'));
-  // The service's compiler options, with @channel-graph/* imported through node_modules as at run
+  // The project's compiler options, with @channel-graph/* imported through node_modules as at run
   // time (no "paths" to their sources): the packages' dist/ (JS and .d.ts), built first.
   const config = {
-    extends: join(projectRoot, 'tsconfig.json'),
-    compilerOptions: { noEmit: false, rootDir: projectRoot, outDir, paths: {} },
+    extends: join(root, 'tsconfig.json'),
+    compilerOptions: { noEmit: false, rootDir: root, outDir, paths: {} },
     references: [],
     include: [],
-    files: [join(projectRoot, 'bench/graph/server.ts')],
+    files: [join(root, 'bench/graph/server.ts')],
   };
   await writeFile(join(outDir, 'tsconfig.json'), JSON.stringify(config));
-  await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(projectRoot, name), join(outDir, name))));
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-b', 'packages/oauth2', 'packages/client'], { cwd: projectRoot });
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: projectRoot });
+  await Promise.all(['node_modules', 'schema'].map((name) => symlink(join(root, name), join(outDir, name))));
+  const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-b', 'packages/oauth2', 'packages/client'], { cwd: root });
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json')], { cwd: root });
   return { file: join(outDir, 'bench/graph/server.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
 }
 

@@ -13,8 +13,9 @@ export interface StartScript {
   entry: string;
 }
 
-export async function readStartScript(): Promise<StartScript> {
-  const { scripts } = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+/** The start script of the project at `root` (default this one). */
+export async function readStartScript(root: string = projectRoot): Promise<StartScript> {
+  const { scripts } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const [node, ...words] = (scripts.start ?? '').split(/\s+/).filter(Boolean);
   const entry = words.filter((word) => !word.startsWith('-'));
   if (node !== 'node' || entry.length !== 1) throw new Error(`the start script is not \`node <flags> <entry>\`: ${scripts.start}`);

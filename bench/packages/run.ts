@@ -20,10 +20,11 @@ try {
   const footprints = await measureFootprints(work, await packWorkspacePackages(work));
   console.log(formatTable(FOOTPRINT_HEADER, footprintRows(footprints)));
   const saved = await saveResults('packages', {
-    footprints: footprints.map(({ name, packages, installedBytes, bundles }) => ({
+    footprints: footprints.map(({ name, packages, installedBytes, diskBytes, bundles }) => ({
       name,
       packages,
       installedBytes,
+      diskBytes,
       bundles: bundles.map(({ label, minifiedBytes, gzippedBytes }) => ({ label, minifiedBytes, gzippedBytes })),
     })),
   });

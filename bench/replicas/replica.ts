@@ -6,7 +6,7 @@
  */
 import { createChannelApp, sandboxUpstream } from '../../src/app.js';
 import { SOURCE_NAMES } from '../../src/channel/snapshot-store.js';
-import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/channel-graph.js';
+import { DEFAULT_GRAPH_SETTINGS } from '../../src/graphql/graph-settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 

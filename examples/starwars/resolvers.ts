@@ -2,10 +2,10 @@
  * Resolvers of the Star Wars graph, typed by the generated `Resolvers`: every field of every type is
  * required there, so a field added to the SDL without a resolver fails `npm run typecheck`. A field
  * that answers its record's property of the same name is `property('name')` (the server then reads
- * the property without a resolver call; src/graphql/property-resolvers.ts).
+ * the property without a resolver call; src/graphql/schema/property-resolvers.ts).
  */
 import type { Episode, Resolvers } from '../../generated/starwars/resolvers-types.js';
-import { property } from '../../src/graphql/property-resolvers.js';
+import { property } from '../../src/graphql/schema/property-resolvers.js';
 import type { StarWarsContext } from './context.js';
 import type { CharacterRecord } from './data.js';
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin, YogaInitialContext, YogaServerInstance } from 'graphql-yoga';
-import type { MissingResolvers } from '../../src/graphql/resolver-coverage.js';
+import type { MissingResolvers } from '../../src/graphql/schema/resolver-coverage.js';
 import { createGraphServer, type ReloadSchema } from '../../src/graphql/server.js';
 import { createStarWarsData, type StarWarsContext, type StarWarsData } from './context.js';
 import { resolvers } from './resolvers.js';

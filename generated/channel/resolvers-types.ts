@@ -5,7 +5,7 @@ import type { DeliveryView as DeliveryViewModel } from '../../src/notifications/
 import type { TotalsView as TotalsViewModel, GoalView as GoalViewModel } from '../../src/history/history-service.js';
 import type { PlatformTotals as PlatformTotalsModel, TierTotals as TierTotalsModel } from '../../src/history/snapshot-diff.js';
 import type { HistoryPoint as HistoryPointModel, ChangeRow as ChangeRowModel } from '../../src/history/history-queries.js';
-import type { ChannelGraphContext } from '../../src/graphql/context.js';
+import type { ChannelGraphContext } from '../../src/graphql/schema/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;

@@ -78,21 +78,25 @@ function barChart(title: string, subtitle: string, groups: readonly Group[]): st
 }
 
 const SHORT_TARGETS: Readonly<Record<string, { label: string; kind: BarKind }>> = {
-  ours: { label: 'ours (npm start)', kind: 'ours' },
-  'ours+cache': { label: 'ours + response cache', kind: 'cache' },
+  ours: { label: 'ours (npm start, cache off)', kind: 'ours' },
+  'ours+cache': { label: 'ours (npm start)', kind: 'cache' },
+  'yoga+jit': { label: 'yoga + graphql-jit', kind: 'peer' },
+  'yoga+jit+cache': { label: 'yoga + jit + response cache', kind: 'peer' },
   'mercurius+jit': { label: 'mercurius + graphql-jit', kind: 'peer' },
-  floor: { label: 'node:http floor', kind: 'floor' },
+  'mercurius+jit+cache': { label: 'mercurius + jit + cache', kind: 'peer' },
+  main: { label: 'previous main, cache off', kind: 'floor' },
+  'main+cache': { label: 'previous main', kind: 'floor' },
   'floor/rest': { label: 'node:http floor', kind: 'floor' },
 };
 
-/** Requests per second under load (graph.json): ours beside mercurius+jit and the floor, per scenario. */
+/** Requests per second under load (graph.json): ours beside the peers, per scenario. */
 async function graphThroughput(read: ReadResults): Promise<string> {
   const results = await read('graph');
   const scenarios = [...new Set(results.rows.map((row) => row.scenario))];
   const groups = scenarios.map((scenario): Group => {
     const rows = results.rows.filter((row) => row.scenario === scenario && SHORT_TARGETS[row.target] !== undefined);
-    const ours = rows.find((row) => row.target === 'ours');
-    if (ours === undefined) throw new Error(`bench/results/graph.json: rows: no "ours" row for ${scenario}`);
+    const ours = rows.find((row) => row.target === 'ours' || row.target === 'ours+cache');
+    if (ours === undefined) throw new Error(`bench/results/graph.json: rows: no row of ours for ${scenario}`);
     const title = GRAPH_SCENARIOS[scenario];
     if (title === undefined) throw new Error(`bench/results/graph.json: rows[].scenario: "${scenario}" has no label in scripts/bench-report/tables.ts`);
     return {
@@ -100,7 +104,7 @@ async function graphThroughput(read: ReadResults): Promise<string> {
       bars: rows.map((row) => {
         const { label, kind } = SHORT_TARGETS[row.target] as { label: string; kind: BarKind };
         const rps = row.result.requestsPerSecond;
-        return { label, kind, value: rps, text: row.target === 'ours' ? `${int(rps)} req/s` : `${int(rps)} req/s · ours ${times(ours.result.requestsPerSecond / rps)} this` };
+        return { label, kind, value: rps, text: row === ours ? `${int(rps)} req/s` : `${int(rps)} req/s · ours ${times(ours.result.requestsPerSecond / rps)} this` };
       }),
     };
   });
@@ -111,24 +115,32 @@ async function graphThroughput(read: ReadResults): Promise<string> {
   );
 }
 
+const INSTRUCTION_BARS: ReadonlyArray<[target: string, label: string, kind: BarKind]> = [
+  ['observed', 'ours (npm start)', 'ours'],
+  ['yoga+jit', 'yoga + graphql-jit', 'peer'],
+  ['yoga+jit+cache', 'yoga + jit + response cache', 'peer'],
+  ['mercurius+jit', 'mercurius + graphql-jit', 'peer'],
+  ['floor', 'node:http floor', 'floor'],
+  ['floor/headers', 'floor with the same headers', 'floor'],
+];
+
 /** Instructions per request on the main thread (instructions.json): ours beside mercurius+jit and the floors. */
 async function instructionCounts(read: ReadResults): Promise<string> {
   const results = await read('instructions');
   const groups = results.rows
-    .filter((row) => row.threads === 'main' && (row.mercurius !== undefined || row.floor !== undefined))
+    .filter((row) => row.threads === 'main' && INSTRUCTION_BARS.some(([target]) => target !== 'observed' && row.targets[target] !== undefined))
     .map((row): Group => {
       const title = INSTRUCTION_SCENARIOS[row.scenario];
       if (title === undefined) throw new Error(`bench/results/instructions.json: rows[].scenario: "${row.scenario}" has no label in scripts/bench-report/tables.ts`);
-      const ours = row.observed.lowest;
-      const other = (label: string, kind: BarKind, count: number): Bar => ({ label, kind, value: count, text: `${instructions(count)} · ${times(count / ours)} ours` });
+      const ours = row.targets['observed']?.lowest;
+      if (ours === undefined) throw new Error(`bench/results/instructions.json: rows: no "observed" count for ${row.scenario}`);
       return {
         title: plain(title),
-        bars: [
-          { label: 'ours (npm start)', kind: 'ours', value: ours, text: instructions(ours) },
-          ...(row.mercurius === undefined ? [] : [other('mercurius + graphql-jit', 'peer', row.mercurius.lowest)]),
-          ...(row.floor === undefined ? [] : [other('node:http floor', 'floor', row.floor.lowest)]),
-          ...(row.floorWithHeaders === undefined ? [] : [other('floor with the same headers', 'floor', row.floorWithHeaders.lowest)]),
-        ],
+        bars: INSTRUCTION_BARS.flatMap(([target, label, kind]): Bar[] => {
+          const count = row.targets[target]?.lowest;
+          if (count === undefined) return [];
+          return [{ label, kind, value: count, text: target === 'observed' ? instructions(count) : `${instructions(count)} · ${times(count / ours)} ours` }];
+        }),
       };
     });
   return barChart(

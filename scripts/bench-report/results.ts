@@ -25,15 +25,8 @@ const range = z.object({ lowest: z.number(), highest: z.number() });
 const timing = z.object({ medianMs: z.number(), minMs: z.number(), maxMs: z.number() });
 const queries = z.object({ issue: z.string(), variables: z.string(), large: z.string() });
 
-const graphTargets = z.object({
-  issueVsMercurius: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number(), stretch: z.number(), p99Ms: z.number().optional(), mercuriusP99Ms: z.number().optional() }),
-  variablesVsMercurius: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number(), stretch: z.number(), p99Ms: z.number().optional(), mercuriusP99Ms: z.number().optional() }),
-  largeVsMercurius: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number(), stretch: z.number(), p99Ms: z.number().optional(), mercuriusP99Ms: z.number().optional() }),
-  cachedVsFloor: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number() }),
-  restVsFloor: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number() }),
-  yogaAdapterVsFloor: z.object({ ratio }),
-  ablationsOverOurs: z.object({ issue: z.record(z.string(), ratio), variables: z.record(z.string(), ratio), large: z.record(z.string(), ratio) }),
-});
+/** One scenario's floor in bench/graph: ours against the documented yoga, the other peers beside it. */
+const graphFloor = z.object({ vsYoga: ratio, target: z.number(), vsMercurius: ratio, vsMain: ratio.optional(), cpuVsYoga: ratio, load: z.number().nullable() });
 
 /** bench/notifications's figures on one database. */
 const notificationsBackend = z.object({
@@ -57,20 +50,15 @@ export const SCHEMAS = {
     connections: z.number(),
     durationSeconds: z.number(),
     rounds: z.number(),
-    rows: z.array(z.object({ scenario: z.string(), target: z.string(), result: measuredLoad, responseBytes: z.number() })),
+    /** `main` when BENCH_MAIN ran today's main beside ours. */
+    comparedWith: z.string().nullable(),
+    rows: z.array(z.object({ scenario: z.string(), target: z.string(), result: measuredLoad.extend({ load: z.number() }), responseBytes: z.number() })),
     memory: z.array(z.object({ dataset: z.string(), target: z.string(), idleRssMb: z.number(), peakRssMb: z.number(), peakRssMaxMb: z.number() })),
-    targets: graphTargets.extend({
+    targets: z.object({
+      floors: z.record(z.string(), graphFloor),
+      restVsFloor: z.object({ ratio, cpuPerRequestRatio: ratio, target: z.number() }),
       oursPeakRssMb: z.object({ value: z.number(), highestProcess: z.number(), target: z.number(), nodeFlags: z.string() }),
     }),
-  }),
-  /** bench/graph with BENCH_RATE: the same rows, at a fixed rate. */
-  'graph-fixed-rate': z.object({
-    ...stamp,
-    connections: z.number(),
-    overallRate: z.number(),
-    durationSeconds: z.number(),
-    rounds: z.number(),
-    rows: z.array(z.object({ scenario: z.string(), target: z.string(), result: measuredLoad, responseBytes: z.number() })),
   }),
   instructions: z.object({
     ...stamp,
@@ -79,25 +67,9 @@ export const SCHEMAS = {
     rounds: z.number(),
     nodeFlags: z.array(z.string()),
     overheadTarget: z.number(),
-    rows: z.array(
-      z.object({
-        scenario: z.string(),
-        responseCache: z.boolean(),
-        threads: z.enum(['all', 'main']),
-        observed: range,
-        inBrotli: range.optional(),
-        brotliOverIdentity: z.number().optional(),
-        unobserved: range.optional(),
-        overheadInstructions: z.number().optional(),
-        overhead: z.number().optional(),
-        mercurius: range.optional(),
-        timesMercurius: z.number().optional(),
-        floor: range.optional(),
-        timesFloor: z.number().optional(),
-        floorWithHeaders: range.optional(),
-        timesFloorWithHeaders: z.number().optional(),
-      }),
-    ),
+    rows: z.array(z.object({ scenario: z.string(), responseCache: z.boolean(), threads: z.enum(['all', 'main']), targets: z.record(z.string(), range) })),
+    gains: z.array(z.object({ optimisation: z.string(), lines: z.number().nullable(), without: z.string(), with: z.string(), saved: z.number(), share: z.number() })),
+    observation: z.array(z.object({ scenario: z.string(), instructions: z.number(), share: z.number() })),
   }),
   starwars: z.object({
     ...stamp,
@@ -216,7 +188,7 @@ export const SCHEMAS = {
   }),
   packages: z.object({
     ...stamp,
-    footprints: z.array(z.object({ name: z.string(), packages: z.array(z.string()), installedBytes: z.number(), bundles: z.array(z.object({ label: z.string(), minifiedBytes: z.number(), gzippedBytes: z.number() })) })),
+    footprints: z.array(z.object({ name: z.string(), packages: z.array(z.string()), installedBytes: z.number(), diskBytes: z.number(), bundles: z.array(z.object({ label: z.string(), minifiedBytes: z.number(), gzippedBytes: z.number() })) })),
   }),
 } as const;
 

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type { MembershipSettings } from '../config.js';
-import { FileTokenStore, OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenKeeperOptions, type TokenStore } from '@channel-graph/oauth2';
+import { OAuth2Client, type OAuth2ClientOptions, TokenKeeper, type TokenKeeperOptions, type TokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from './file-token-store.js';
 import { undiciPool } from '@channel-graph/oauth2/undici';
 
 /** The token file under DATA_DIR: the rotated refresh token survives a restart there. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readFileIfExists, writeFileAtomic } from '@channel-graph/oauth2/atomic-file';
+import { readFileIfExists, writeFileAtomic } from '../lib/atomic-file.js';
 import type { StatsSnapshot, SupportersSnapshot } from './models.js';
 
 /**

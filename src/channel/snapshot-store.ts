@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { removeTemporaryFiles } from '@channel-graph/oauth2/atomic-file';
+import { removeTemporaryFiles } from '../lib/atomic-file.js';
 import type { MembershipChange } from './membership.js';
 import type { RefreshLease, SharedSnapshots, StoredSnapshotText } from './shared-snapshots.js';
 import { SOURCE_NAMES, type SourceName } from './source-names.js';

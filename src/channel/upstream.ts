@@ -3,7 +3,7 @@
  * snapshot, the one error type every adapter throws when it cannot, and how an adapter reports the
  * records it could not read (skipped, never a lost list).
  */
-import { withDeadline } from '@channel-graph/oauth2/deadline';
+import { withDeadline } from '../lib/deadline.js';
 
 /**
  * An amount in cents or a count, as the graph serves it: a GraphQL `Int` is a signed 32-bit integer
@@ -122,7 +122,7 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 
 /**
  * Runs one upstream request (`exchange`: fetch and read the whole body) under `timeoutMs`, a
- * deadline that fires on every Node version (@channel-graph/oauth2/deadline). A request past its deadline, or
+ * deadline that fires on every Node version (src/lib/deadline.ts). A request past its deadline, or
  * cut short by the caller's signal, rejects with an UpstreamError saying so.
  */
 export function withUpstreamDeadline<T>(

@@ -6,7 +6,7 @@
  * can be asked. Each replayed delivery keeps its event id, so a receiver that has it drops it.
  */
 import { parseArgs } from 'node:util';
-import { withDeadline } from '@channel-graph/oauth2/deadline';
+import { withDeadline } from '../lib/deadline.js';
 import { ConfigError, loadReplayConfig } from '../config.js';
 
 export const EXIT_OK = 0;

@@ -5,7 +5,7 @@
  * 503 (RFC 9110 §10.2.3), Discord's rate-limit headers. The answer's body is read up to
  * MAX_ANSWER_BYTES and never logged; an error never carries the URL or the secret.
  */
-import { withDeadline } from '@channel-graph/oauth2/deadline';
+import { withDeadline } from '../lib/deadline.js';
 import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import { discordMessage } from './discord.js';

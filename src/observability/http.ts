@@ -59,7 +59,7 @@ export function observeRequests(listener: RequestListener, options: RequestObser
   // Made once per method, route and status: a request allocates nothing for its metric and its line.
   // Looked up route, then method, then status: the route and method strings are the same few every
   // time, so no string is built or hashed per request (a key string built per request was 0.69 % of
-  // a loaded server's CPU profile, ~0.5 µs; docs/benchmarks.md, "What each part is worth").
+  // a loaded server's CPU profile, ~0.5 µs; docs/operating.md, "What observing a request costs").
   const kinds = new Map<string, Map<string, Map<number, RequestKind>>>();
   let kindCount = 0;
   const kindOf = (method: string, route: string, status: number): RequestKind => {

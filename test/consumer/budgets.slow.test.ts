@@ -7,7 +7,7 @@
  *
  * | package               | installed packages | installed size | min+gzip of a consumer bundle |
  * | @channel-graph/client | ≤ 5                | ≤ 2 MB         | REST call ≤ 8 KB; one GraphQL operation with fetch ≤ 4 KB + the document, no graphql-js |
- * | @channel-graph/oauth2 | ≤ 3                | ≤ 1 MB         | getToken (client credentials) ≤ 15 KB |
+ * | @channel-graph/oauth2 | ≤ 3                | ≤ 1 MB, on the disk too (`du`) | getToken (client credentials) ≤ 15 KB |
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,11 +67,12 @@ describe('@channel-graph/client', () => {
 });
 
 describe('@channel-graph/oauth2', () => {
-  it('installs at most 3 packages, at most 1 MB: no JWT library, no undici', () => {
-    const { packages, installedBytes } = footprint('@channel-graph/oauth2');
+  it('installs at most 3 packages, at most 1 MB of files and of disk: no JWT library, no undici', () => {
+    const { packages, installedBytes, diskBytes } = footprint('@channel-graph/oauth2');
     expect(packages).toContain('@channel-graph/oauth2');
     expect(packages.length).toBeLessThanOrEqual(3);
     expect(installedBytes).toBeLessThanOrEqual(1 * MB);
+    expect(diskBytes).toBeLessThanOrEqual(1 * MB);
     expect(packages.filter((name) => name === 'jose' || name === 'undici')).toEqual([]);
   });
 

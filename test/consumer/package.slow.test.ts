@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, normalize } from 'node:path';
+import { basename, dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
@@ -37,7 +37,9 @@ import { installScratchProject, packWorkspacePackages, type PackedPackage, type 
  *   examples/downstream/main.ts typecheck strictly with `moduleResolution` node16 and bundler, and
  *   so does a file whose `@ts-expect-error`s must each meet the error they name (a wrong GraphQL
  *   field, a wrong REST parameter, a wrong REST field);
- * - node10 finds the types through typesVersions; TypeScript 4.9 gets one readable error;
+ * - the same with the floor of the packages' TypeScript (5.4) and the newest (7.x), and each README's
+ *   own tsconfig.json with both, its package.json naming the tarball `npm pack` writes;
+ * - node10 finds the types through typesVersions; TypeScript 5.3 gets one readable error;
  * - against a started server: every shipped query through graphql-request, urql + graphcache and
  *   Apollo Client; the client README's example (GraphQL, REST, one event of GET /events); the OAuth2
  *   README's example (a client-credentials token from the sandbox's token endpoint, then a call with
@@ -50,7 +52,9 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** What a downstream app adds, pinned so that the run is reproducible (npm's cache serves repeats). */
 const CLIENTS = ['@types/node@20', 'graphql@16', 'graphql-request@7.4.0', '@urql/core@6.0.3', '@urql/exchange-graphcache@9.0.2', '@apollo/client@4.3.8', 'rxjs@7.8.2'];
 /** A TypeScript older than the packages support, in a project of its own. */
-const OLD_TYPESCRIPT = 'typescript@4.9.5';
+const OLD_TYPESCRIPT = 'typescript@5.3.3';
+/** The oldest TypeScript the packages support (their READMEs and `types@<5.4` say so), and the newest. */
+const SUPPORTED_TYPESCRIPTS = { floor: 'typescript@5.4.5', newest: 'typescript@7.0.2' } as const;
 
 let work: string;
 let project: string;
@@ -66,13 +70,28 @@ async function tsc(args: string[], compiler = TSC): Promise<{ code: number; outp
   }
 }
 
+/** The ```<language> blocks of a package's README. */
+async function readmeBlocks(name: WorkspacePackage, language: 'ts' | 'json'): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'packages', name, 'README.md'), 'utf8');
+  return [...readme.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((match) => match[1] ?? '');
+}
+
 /** The one ```ts block of a package's README: its example, compiled and run here as a file of the app. */
 async function readmeExample(name: WorkspacePackage): Promise<string> {
-  const readme = await readFile(join(ROOT, 'packages', name, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+  const blocks = await readmeBlocks(name, 'ts');
   expect(blocks, `packages/${name}/README.md has one TypeScript example`).toHaveLength(1);
   return blocks[0] ?? '';
 }
+
+/** A package README's consumer package.json and tsconfig.json, in that order. */
+async function readmeConsumer(name: WorkspacePackage): Promise<{ packageJson: { type?: string; dependencies?: Record<string, string> }; tsconfig: { compilerOptions: Record<string, unknown> } }> {
+  const blocks = await readmeBlocks(name, 'json');
+  expect(blocks, `packages/${name}/README.md has a package.json and a tsconfig.json`).toHaveLength(2);
+  return { packageJson: JSON.parse(blocks[0] ?? '') as never, tsconfig: JSON.parse(blocks[1] ?? '') as never };
+}
+
+/** The tsc of a TypeScript installed in a scratch project of its own under the app. */
+const compilerOf = (install: string): string => join(project, install, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /** Runs a compiled file of the app with `env`; resolves with its exit code and output once it exits. */
 function runApp(script: string, env: Record<string, string>, args: string[] = []) {
@@ -104,6 +123,12 @@ beforeAll(async () => {
   await copyFile(join(ROOT, 'examples', 'downstream', 'main.ts'), join(project, 'src', 'example.ts'));
   await installScratchProject(project, [packed.client.tarball, packed.oauth2.tarball, ...CLIENTS]);
   await installScratchProject(join(project, 'old-typescript'), [OLD_TYPESCRIPT]);
+  for (const [install, typescript] of Object.entries(SUPPORTED_TYPESCRIPTS)) await installScratchProject(join(project, `typescript-${install}`), [typescript]);
+  // Each README's tsconfig.json, for its example alone (the README's `include` is the app's src/).
+  for (const name of ['client', 'oauth2'] as const) {
+    const { tsconfig } = await readmeConsumer(name);
+    await writeFile(join(project, `tsconfig.readme-${name}.json`), JSON.stringify({ compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: [`src/readme-${name}.ts`] }));
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -111,9 +136,10 @@ afterAll(async () => {
 });
 
 describe.each([
-  ['client', ['graphql', 'graphql-cache', 'persisted-documents', 'rest', 'events'], /^dist\/generated\/client\/introspection\.json$/],
-  ['oauth2', ['index', 'assertion', 'undici', 'atomic-file', 'deadline'], /^dist\/generated\/openapi\/oauth2\.d\.ts$/],
-] as const)('the @channel-graph/%s tarball', (name, entries, generated) => {
+  ['client', ['graphql', 'graphql-cache', 'persisted-documents', 'rest', 'events'], /^dist\/generated\/client\/introspection\.json$/, true],
+  // No source maps: its installed size stays within 1 MB on the disk (budgets.slow.test.ts).
+  ['oauth2', ['index', 'assertion', 'undici'], /^dist\/generated\/openapi\/oauth2\.d\.ts$/, false],
+] as const)('the @channel-graph/%s tarball', (name, entries, generated, sourceMaps) => {
   const files = () => packed[name].files;
 
   it('holds its entries, the generated code they ship and its README; nothing of the server, the other package or the sources', () => {
@@ -142,8 +168,12 @@ describe.each([
     expect(missing).toEqual([]);
   });
 
-  it('embeds the TypeScript sources in its source maps (the sources are not shipped)', async () => {
+  it(`${sourceMaps ? 'embeds the TypeScript sources in its source maps' : 'ships no source maps'} (the sources are not shipped)`, async () => {
     const maps = files().filter((file) => file.endsWith('.js.map'));
+    if (!sourceMaps) {
+      expect(maps).toEqual([]);
+      return;
+    }
     expect(maps.length).toBeGreaterThanOrEqual(entries.length);
     for (const map of maps) {
       const { sources, sourcesContent } = JSON.parse(await readFile(join(project, 'node_modules', '@channel-graph', name, map), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
@@ -157,6 +187,21 @@ describe('the packed packages in a fresh project', () => {
     const { code, output } = await tsc(['-p', `tsconfig.${resolution}.json`]);
     expect(output).toBe('');
     expect(code).toBe(0);
+  });
+
+  // Four whole typechecks, each with a compiler of its own: minutes on a loaded machine.
+  it.each(Object.entries(SUPPORTED_TYPESCRIPTS))('typecheck the same with the %s TypeScript (%s), and each README example with its README\'s tsconfig.json', async (install) => {
+    for (const config of ['tsconfig.node16.json', 'tsconfig.bundler.json', 'tsconfig.readme-client.json', 'tsconfig.readme-oauth2.json']) {
+      const { code, output } = await tsc(['-p', config, '--noEmit'], compilerOf(`typescript-${install}`));
+      expect(output, config).toBe('');
+      expect(code, config).toBe(0);
+    }
+  }, 300_000);
+
+  it.each(['client', 'oauth2'] as const)('the %s README\'s package.json is an ES module app that depends on the tarball npm pack writes', async (name) => {
+    const { packageJson } = await readmeConsumer(name);
+    expect(packageJson.type).toBe('module');
+    expect(packageJson.dependencies?.[`@channel-graph/${name}`]).toBe(`file:../channel-graph/${basename(packed[name].tarball)}`);
   });
 
   it('refuse a wrong GraphQL field, a wrong REST parameter and a wrong REST field, each where it is', async () => {
@@ -188,14 +233,14 @@ describe('the packed packages in a fresh project', () => {
     expect(code).toBe(0);
   });
 
-  it('give a TypeScript older than 5.0 one error per package, in the file that says which TypeScript is needed', async () => {
-    const { code, output } = await tsc(['-p', 'tsconfig.typescript4.json'], join(project, 'old-typescript', 'node_modules', 'typescript', 'bin', 'tsc'));
+  it('give a TypeScript older than 5.4 one error per package, in the file that says which TypeScript is needed', async () => {
+    const { code, output } = await tsc(['-p', 'tsconfig.old-typescript.json'], compilerOf('old-typescript'));
     expect(code).not.toBe(0);
     const errors = output.split('\n').filter((line) => line.includes('error TS'));
-    expect(errors.map((line) => /^node_modules\/@channel-graph\/(\w+)\/needs-typescript-5\.0-or-newer\.d\.ts\(\d+,\d+\): error TS/.exec(line)?.[1]).sort()).toEqual(['client', 'oauth2']);
+    expect(errors.map((line) => /^node_modules\/@channel-graph\/(\w+)\/needs-typescript-5\.4-or-newer\.d\.ts\(\d+,\d+\): error TS/.exec(line)?.[1]).sort()).toEqual(['client', 'oauth2']);
     for (const name of ['client', 'oauth2']) {
-      const file = await readFile(join(project, 'node_modules', '@channel-graph', name, 'needs-typescript-5.0-or-newer.d.ts'), 'utf8');
-      expect(file).toContain(`@channel-graph/${name} needs TypeScript 5.0 or newer`);
+      const file = await readFile(join(project, 'node_modules', '@channel-graph', name, 'needs-typescript-5.4-or-newer.d.ts'), 'utf8');
+      expect(file).toContain(`@channel-graph/${name} needs TypeScript 5.4 or newer`);
     }
   });
 

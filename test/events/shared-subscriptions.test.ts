@@ -1,9 +1,9 @@
 import { buildSchema, parse, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createSharedSubscriptions, SUBSCRIBER_TOO_SLOW } from '../../src/graphql/shared-subscriptions.js';
+import { createSharedSubscriptions, SUBSCRIBER_TOO_SLOW } from '../../src/graphql/streams/shared-subscriptions.js';
 
 /**
- * The sharing of subscription executions (src/graphql/shared-subscriptions.ts) on graphql-js's own
+ * The sharing of subscription executions (src/graphql/streams/shared-subscriptions.ts) on graphql-js's own
  * `subscribe`, with a source the test feeds: one execution per event whatever the number of
  * subscribers, and a subscriber that stops reading is ended without holding the others back.
  */

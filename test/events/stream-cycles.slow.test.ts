@@ -4,8 +4,15 @@ import WebSocket from 'ws';
 import { eventually } from '../support/eventually.js';
 import { useSandboxApp } from './event-harness.js';
 
-/** A client that disconnects mid-stream frees what it held: 1,000 cycles on each transport (slow: ~10 s each). */
+/**
+ * A client that disconnects mid-stream frees what it held: 1,000 cycles on each transport (slow: ~10 s
+ * each). Each cycle first sees its stream hold a listener of the event log, so that what is freed
+ * was held.
+ */
 const started = useSandboxApp();
+
+/** The stream of this cycle holds a listener (probed every millisecond: the wait is a thousand times over). */
+const listening = (cycle: number): Promise<unknown> => eventually(`cycle ${cycle}: a listener of the event log`, () => started.app.events.listenerCount >= 1, { intervalMs: 1 });
 
 describe('connect and disconnect', () => {
   it('1,000 connect/disconnect cycles leave no listener behind', async () => {
@@ -14,6 +21,7 @@ describe('connect and disconnect', () => {
       const response = await fetch(`${started.url}/events`, { signal: controller.signal });
       const reader = response.body!.getReader();
       await reader.read();
+      await listening(cycle);
       controller.abort();
     }
     await eventually('every listener to be freed', () => started.app.events.listenerCount === 0, { timeoutMs: 20_000 });
@@ -27,6 +35,7 @@ describe('connect and disconnect', () => {
       if (response.status !== 200) throw new Error(`cycle ${cycle}: answered ${response.status}`);
       const reader = response.body!.getReader();
       await reader.read();
+      await listening(cycle);
       controller.abort();
     }
     await eventually('every listener to be freed', () => started.app.events.listenerCount === 0, { timeoutMs: 20_000 });
@@ -39,8 +48,7 @@ describe('connect and disconnect', () => {
       const client = createClient({ url: `${started.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
       const iterator = client.iterate({ query: 'subscription { statsChanged { subscribers } }' });
       const next = iterator.next();
-      // Probed every millisecond, not every 20: the wait is a thousand times over.
-      await eventually('the subscription', () => started.app.events.listenerCount >= 1, { intervalMs: 1 });
+      await listening(cycle);
       await client.dispose();
       await next.catch(() => undefined);
     }

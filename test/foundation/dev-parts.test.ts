@@ -56,8 +56,8 @@ describe('missingResolverHint', () => {
   });
 
   it('names several (TS2739) and a long list (TS2740)', () => {
-    const several = "src/graphql/resolvers.ts(153,5): error TS2739: Type '{ supporters: () => never[]; }' is missing the following properties from type 'QueryResolvers<ChannelGraphContext, {}>': probe, other";
-    expect(missingResolverHint(several)).toBe('no resolver for Query.probe, Query.other: add them to the Query resolvers at src/graphql/resolvers.ts:153:5');
+    const several = "src/graphql/schema/resolvers.ts(153,5): error TS2739: Type '{ supporters: () => never[]; }' is missing the following properties from type 'QueryResolvers<ChannelGraphContext, {}>': probe, other";
+    expect(missingResolverHint(several)).toBe('no resolver for Query.probe, Query.other: add them to the Query resolvers at src/graphql/schema/resolvers.ts:153:5');
     const many = "a.ts(1,1): error TS2740: Type '{}' is missing the following properties from type 'TierResolvers<Ctx, Tier>': a, b, c, d, and 2 more.";
     expect(missingResolverHint(many)).toBe('no resolver for Tier.a, Tier.b, Tier.c, Tier.d, 2 more: add them to the Tier resolvers at a.ts:1:1');
   });

@@ -64,7 +64,7 @@ function serverPid(): number | undefined {
 }
 
 const SDL = 'schema/channel.graphql';
-const RESOLVERS = 'src/graphql/resolvers.ts';
+const RESOLVERS = 'src/graphql/schema/resolvers.ts';
 const STALE = '  stale: Boolean!\n';
 
 beforeAll(async () => {
@@ -141,10 +141,10 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
 
   await devEvent(
     'the typecheck to name the missing resolver and where to add it',
-    () => /\[types\] {3}↳ no resolver for ChannelStats\.probe: add it to the ChannelStats resolvers at src\/graphql\/resolvers\.ts:\d+:\d+/.test(output),
+    () => /\[types\] {3}↳ no resolver for ChannelStats\.probe: add it to the ChannelStats resolvers at src\/graphql\/schema\/resolvers\.ts:\d+:\d+/.test(output),
     300_000,
   );
-  expect(output).toMatch(/\[types\] src\/graphql\/resolvers\.ts\(\d+,\d+\): error TS2741: Property 'probe' is missing/);
+  expect(output).toMatch(/\[types\] src\/graphql\/schema\/resolvers\.ts\(\d+,\d+\): error TS2741: Property 'probe' is missing/);
   await devEvent('the schema classification', () => /\[schema\] {3}safe +ChannelStats\.probe: Field 'probe' was added/.test(output));
 
   // An SDL save that does not parse: located; the running server keeps its schema.
@@ -159,7 +159,7 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   // Code that does not build: esbuild's error located, and the running server keeps answering.
   const resolvers = await project.readText(RESOLVERS);
   await project.writeText(RESOLVERS, resolvers.replace('    ChannelStats: {', '    ChannelStats: {{'));
-  await devEvent('the build error with its file, line and column', () => /\[server\] +src\/graphql\/resolvers\.ts:\d+:\d+:/.test(output));
+  await devEvent('the build error with its file, line and column', () => /\[server\] +src\/graphql\/schema\/resolvers\.ts:\d+:\d+:/.test(output));
   await devEvent('the refusal to restart on code that does not build', () => output.includes('[server] not restarted: the code does not build (above); the running server keeps answering'));
   expect((await query('{ stats { probe } }')).errors).toBeUndefined();
   expect(serverPid()).toBe(firstPid);
@@ -167,7 +167,7 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   // The resolver implemented: a new server process on the new code.
   await project.writeText(RESOLVERS, resolvers.replace("      stale: property('stale'),\n", "      stale: property('stale'),\n      probe: () => 'probed',\n"));
   await answered('the new resolver to be served', '{ stats { probe } }', (answer) => answer.data?.stats?.probe === 'probed');
-  expect(output).toContain('[server] restarting: src/graphql/resolvers.ts changed');
+  expect(output).toContain('[server] restarting: src/graphql/schema/resolvers.ts changed');
   const secondPid = serverPid();
   expect(secondPid).not.toBe(firstPid);
 

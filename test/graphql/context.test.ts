@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import type { StatsSnapshot, Supporter, SupportersSnapshot } from '../../src/channel/models.js';
 import { SnapshotStore } from '../../src/channel/snapshot-store.js';
 import type { UpstreamSource } from '../../src/channel/upstream.js';
-import { createChannelGraphContext, createSnapshotIndexes } from '../../src/graphql/context.js';
-import { createChannelResolvers } from '../../src/graphql/resolvers.js';
-import { createExecutableSchema } from '../../src/graphql/server.js';
+import { createChannelGraphContext, createSnapshotIndexes } from '../../src/graphql/schema/context.js';
+import { createChannelResolvers } from '../../src/graphql/schema/resolvers.js';
+import { createExecutableSchema } from '../../src/graphql/schema/executable-schema.js';
 import { silentLogger } from '../http/harness.js';
 
 // The CommonJS copy of graphql, which @graphql-tools and graphql-jit load (see property-resolvers.test.ts).

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createMaskError } from '../../src/graphql/error-masking.js';
+import { createMaskError } from '../../src/graphql/plugins/error-masking.js';
 
 /** An error as graphql-jit makes them: named GraphQLError, with no `extensions` property at all. */
 function extensionlessError(message: string): Error {

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StatsSnapshot, SupportersSnapshot } from '../../src/channel/models.js';
 import { SnapshotStore } from '../../src/channel/snapshot-store.js';
 import type { UpstreamSource } from '../../src/channel/upstream.js';
-import { createChannelGraph, DEFAULT_GRAPH_SETTINGS, type GraphSettings } from '../../src/graphql/channel-graph.js';
+import { createChannelGraph } from '../../src/graphql/channel-graph.js';
+import { DEFAULT_GRAPH_SETTINGS, type GraphSettings } from '../../src/graphql/graph-settings.js';
 import { silentLogger } from '../http/harness.js';
 import { listOf, postGraph, startGraphApp } from './graph-harness.js';
 

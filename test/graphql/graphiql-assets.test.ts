@@ -1,5 +1,5 @@
 /**
- * GraphiQL's files (src/graphql/graphiql-assets.ts): a small page referencing content-hashed files
+ * GraphiQL's files (src/graphql/graphiql/graphiql-assets.ts): a small page referencing content-hashed files
  * under /graphql/graphiql/, each served with a year of immutable caching and the encoding the
  * request's Accept-Encoding prefers (brotli, gzip, or none), decoding to the very same bytes.
  * GraphiQL is off unless asked for (production default); test/browser runs the page in Chromium.

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CODEGEN_PERSISTED_DOCUMENTS } from '../../src/graphql/trusted-documents.js';
+import { CODEGEN_PERSISTED_DOCUMENTS } from '../../src/graphql/plugins/trusted-documents.js';
 import { expectSafeAnswer, headerValue, noLeakPattern, oddText, propertyOptions, queryComponent, rawExchange } from '../support/hostile-http.js';
 import { startGraphApp } from './graph-harness.js';
 

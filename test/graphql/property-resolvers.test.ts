@@ -7,9 +7,9 @@ import { createRequire } from 'node:module';
 import type * as GraphQL from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { describe, expect, it } from 'vitest';
-import { dropPropertyResolvers, property } from '../../src/graphql/property-resolvers.js';
-import { fieldsWithoutResolvers } from '../../src/graphql/resolver-coverage.js';
-import { createExecutableSchema } from '../../src/graphql/server.js';
+import { dropPropertyResolvers, property } from '../../src/graphql/schema/property-resolvers.js';
+import { fieldsWithoutResolvers } from '../../src/graphql/schema/resolver-coverage.js';
+import { createExecutableSchema } from '../../src/graphql/schema/executable-schema.js';
 
 // The CommonJS copy of graphql, which @graphql-tools and graphql-jit load: under vitest this file
 // would otherwise get the ES module copy, and graphql refuses a schema made by the other one.

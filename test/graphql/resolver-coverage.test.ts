@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { buildSchema, type GraphQLNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fieldsWithoutResolvers, MissingResolversError } from '../../src/graphql/resolver-coverage.js';
-import { createExecutableSchema } from '../../src/graphql/server.js';
+import { fieldsWithoutResolvers, MissingResolversError } from '../../src/graphql/schema/resolver-coverage.js';
+import { createExecutableSchema } from '../../src/graphql/schema/executable-schema.js';
 import { query, startGraphApp } from './graph-harness.js';
 
 const typeDefs = 'type Query { hero: Hero }\ntype Hero { name: String! height: Float }';

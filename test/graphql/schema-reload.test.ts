@@ -1,16 +1,18 @@
 /**
  * A development server serves a changed SDL without a restart (server.ts `onReloadSchema`): every
- * cached document (validated against the old schema) goes, with its graphql-jit compiled operation;
- * a field without a resolver is warned about and served as null, as at start; an SDL that does not
- * build leaves the served schema in place; an open subscription goes on. The channel app offers the
- * reload in development mode only, and drops its cached answers with the schema.
+ * cached document goes, with its graphql-jit compiled operation; no answer the response cache kept
+ * for the old schema is given again; a field without a resolver is warned about and served as null,
+ * as at start; an SDL that does not build leaves the served schema in place; an open subscription
+ * goes on. The channel app offers the reload in development mode only, and an unchanged SDL keeps
+ * its cached answers.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDocumentCache } from '../../src/graphql/document-cache.js';
 import { createGraphServer, type ReloadSchema } from '../../src/graphql/server.js';
+import { createDocumentCache } from '../../src/graphql/speed/document-cache.js';
+import { createResponseCache } from '../../src/graphql/speed/response-cache.js';
 import { query, startGraphApp } from './graph-harness.js';
 
 const SDL = 'type Query { hero: Hero }\ntype Hero { name: String! age: Int }\ntype Subscription { ticks: Int }';
@@ -33,7 +35,10 @@ describe('createGraphServer with onReloadSchema', () => {
   let dir: string;
   let reload: ReloadSchema;
   const cache = createDocumentCache();
+  const answers = createResponseCache({ ttlMs: 60_000 });
   const source = tickSource();
+  /** How often the resolver of Hero.age ran. */
+  let ageRuns = 0;
   let yoga: ReturnType<typeof createGraphServer>;
 
   const post = async (text: string): Promise<{ status: number; body: { data?: unknown; errors?: Array<{ message: string }> } }> => {
@@ -48,10 +53,11 @@ describe('createGraphServer with onReloadSchema', () => {
       schemaDir: dir,
       resolvers: {
         Query: { hero: () => ({ name: 'R2-D2', age: 33 }) },
-        Hero: { name: (hero: { name: string }) => hero.name, age: (hero: { age: number }) => hero.age },
+        Hero: { name: (hero: { name: string }) => hero.name, age: (hero: { age: number }) => ((ageRuns += 1), hero.age) },
         Subscription: { ticks: { subscribe: () => source.ticks() } },
       },
       documentCache: cache,
+      plugins: [answers.plugin],
       jit: true,
       missingResolvers: 'warn',
       onReloadSchema: (made) => {
@@ -66,18 +72,22 @@ describe('createGraphServer with onReloadSchema', () => {
 
   it('answers "unchanged" for the SDL it serves, keeping its cached documents', async () => {
     for (let run = 0; run < 3; run += 1) expect((await post('{ hero { age } }')).body).toEqual({ data: { hero: { age: 33 } } });
-    expect(cache.stats().entries).toBe(1);
+    expect(cache.stats().documents).toBe(1);
     expect(reload()).toBe('unchanged');
-    expect(cache.stats().entries).toBe(1);
+    expect(cache.stats().documents).toBe(1);
   });
 
-  it('serves a changed field type to a document compiled against the old one', async () => {
-    // Cached and compiled by graphql-jit as Int (the previous test ran it three times).
+  it('serves a changed field type to a document compiled against the old one, and no answer kept for the old one', async () => {
+    // Cached and compiled by graphql-jit as Int, its answer kept (the previous test ran it three times): a hit.
+    const ran = ageRuns;
     expect((await post('{ hero { age } }')).body).toEqual({ data: { hero: { age: 33 } } });
+    expect(ageRuns).toBe(ran);
     await writeFile(join(dir, 'schema.graphql'), SDL.replace('age: Int', 'age: String'));
     expect(reload()).toBe('swapped');
-    expect(cache.stats().entries).toBe(0);
+    expect(cache.stats().documents).toBe(0);
     for (let run = 0; run < 3; run += 1) expect((await post('{ hero { age } }')).body).toEqual({ data: { hero: { age: '33' } } });
+    // Executed against the new schema, twice (its key's second occurrence is kept), then a hit.
+    expect(ageRuns).toBe(ran + 2);
   });
 
   it('serves a new field without a resolver as null, warning about it by name', async () => {
@@ -164,12 +174,18 @@ describe('the channel app', () => {
     });
     afterAll(() => started.close());
 
+    /** The response cache's hits so far, as GET /metrics counts them. */
+    const hits = async (): Promise<number> => Number(/^graphql_response_cache_lookups_total\{result="hit"\} (\d+)$/m.exec(await started.app.metrics())?.[1] ?? 0);
+
     it('serves schema/ as it is: unchanged, with its answers still cached', async () => {
       const text = '{ stats { subscribers } }';
       const first = await query(started.app.url, text);
       expect(first.data?.stats).toBeDefined();
+      expect(await query(started.app.url, text)).toEqual(first); // kept: its second occurrence
+      const before = await hits();
       expect(started.app.reloadSchema?.()).toBe('unchanged');
       expect(await query(started.app.url, text)).toEqual(first);
+      expect(await hits()).toBe(before + 1);
     });
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBERSHIP_TOKEN_FILE } from '../../src/app.js';
-import { FileTokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { builtModule, START_NODE_FLAGS } from '../support/built-module.js';
 import { eventually } from '../support/eventually.js';

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createChannelApp, MEMBERSHIP_TOKEN_FILE, ShutdownTimeoutError, type ChannelApp } from '../../src/app.js';
-import { FileTokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { eventually } from '../support/eventually.js';
 import { captureLogger, liveUpstream, makeDataDir, sandboxControl, sandboxRequests, testConfig, validator } from './harness.js';

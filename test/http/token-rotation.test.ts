@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelApp, MEMBERSHIP_TOKEN_FILE, type ChannelApp } from '../../src/app.js';
-import { FileTokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { liveUpstream, makeDataDir, request, sandboxControl, sandboxRequests, silentLogger, testConfig } from './harness.js';
 

@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileTokenStore, OAuth2AbortError, OAuth2Client, TokenKeeper, type TokenHash, type TokenStore } from '@channel-graph/oauth2';
+import { OAuth2AbortError, OAuth2Client, TokenKeeper, type TokenHash, type TokenStore } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
+import { builtModule } from '../support/built-module.js';
 import { deferred } from '../support/deferred.js';
 import { eventually } from '../support/eventually.js';
 import { json, startServer, type TestServer } from './support/servers.js';
@@ -148,11 +150,11 @@ describe('recover(): a save cut short by a crash', () => {
 
   /**
    * A child process saves `token` to `path` and is killed (SIGKILL) where the rename would happen.
-   * It runs on plain node, so the package resolves as an installed app's does: to its build.
+   * It runs on plain node, on the service's build (test/support/built-module.ts).
    */
   function killedBetweenWriteAndRename(path: string, token: TokenHash): void {
     const script = [
-      `import { FileTokenStore } from '@channel-graph/oauth2';`,
+      `import { FileTokenStore } from ${JSON.stringify(pathToFileURL(builtModule('src/channel/file-token-store.ts')).href)};`,
       `await new FileTokenStore(${JSON.stringify(path)}, { rename: () => process.kill(process.pid, 'SIGKILL') }).save(${JSON.stringify(token)});`,
     ].join('\n');
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });

@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessToken, FileTokenStore, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
+import { AccessToken, MemoryTokenStore, OAuth2Client, TokenKeeper, type TokenHash } from '@channel-graph/oauth2';
+import { FileTokenStore } from '../../src/channel/file-token-store.js';
+import { builtModule } from '../support/built-module.js';
 import { deferred } from '../support/deferred.js';
 import { eventually } from '../support/eventually.js';
 import { json, type Recorded, startServer, type TestServer } from './support/servers.js';
@@ -206,9 +208,9 @@ describe('TokenKeeper', () => {
     const good: TokenHash = { access_token: 'good-access', refresh_token: 'good-refresh' };
     await new FileTokenStore(path).save(good);
     // The child writes and flushes the temporary file, then dies where the rename would happen. It
-    // runs on plain node, so the package resolves as an installed app's does: to its build.
+    // runs on plain node, on the service's build (test/support/built-module.ts).
     const script = [
-      `import { FileTokenStore } from '@channel-graph/oauth2';`,
+      `import { FileTokenStore } from ${JSON.stringify(pathToFileURL(builtModule('src/channel/file-token-store.ts')).href)};`,
       `await new FileTokenStore(${JSON.stringify(path)}, { rename: () => process.kill(process.pid, 'SIGKILL') })`,
       `  .save({ access_token: 'never-renamed', refresh_token: 'x' });`,
     ].join('\n');

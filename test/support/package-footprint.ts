@@ -33,6 +33,8 @@ export interface Footprint {
   /** The installed packages (itself and what it brings; peers left out). */
   packages: string[];
   installedBytes: number;
+  /** The same on the disk (allocated blocks, as `du` counts them). */
+  diskBytes: number;
   bundles: Bundle[];
 }
 
@@ -162,7 +164,7 @@ export async function measureFootprints(work: string, packed: Record<WorkspacePa
     const installed = await installedFootprint(dir);
     const bundles: Bundle[] = [];
     for (const snippet of subject.snippets) bundles.push(await bundleSnippet(dir, snippet));
-    footprints.push({ name: subject.name, packages: installed.packages, installedBytes: installed.bytes, bundles });
+    footprints.push({ name: subject.name, packages: installed.packages, installedBytes: installed.bytes, diskBytes: installed.diskBytes, bundles });
   }
   return footprints;
 }
@@ -175,6 +177,7 @@ export function footprintRows(footprints: readonly Footprint[]): string[][] {
       footprint.name,
       String(footprint.packages.length),
       (footprint.installedBytes / 2 ** 20).toFixed(2),
+      (footprint.diskBytes / 2 ** 20).toFixed(2),
       bundle.label,
       kb(bundle.minifiedBytes),
       kb(bundle.gzippedBytes),
@@ -182,4 +185,4 @@ export function footprintRows(footprints: readonly Footprint[]): string[][] {
   );
 }
 
-export const FOOTPRINT_HEADER = ['package', 'installed packages', 'installed MB', 'consumer bundle', 'min KB', 'min+gzip KB'];
+export const FOOTPRINT_HEADER = ['package', 'installed packages', 'installed MB', 'on the disk MB', 'consumer bundle', 'min KB', 'min+gzip KB'];

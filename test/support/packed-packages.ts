@@ -56,15 +56,18 @@ export interface Installed {
   packages: string[];
   /** Bytes of their files (the sum of file sizes). */
   bytes: number;
+  /** What they take on the disk (allocated blocks, as `du` counts them: every small file a whole block). */
+  diskBytes: number;
 }
 
-async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
+async function directoryBytes(dir: string): Promise<{ bytes: number; diskBytes: number }> {
+  const total = { bytes: 0, diskBytes: 0 };
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     // A nested node_modules holds other packages: they are counted as entries of their own.
-    if (entry.isDirectory()) total += entry.name === 'node_modules' ? 0 : await directoryBytes(path);
-    else if (entry.isFile()) total += (await stat(path)).size;
+    const counted = entry.isDirectory() ? (entry.name === 'node_modules' ? undefined : await directoryBytes(path)) : entry.isFile() ? await stat(path).then((file) => ({ bytes: file.size, diskBytes: file.blocks * 512 })) : undefined;
+    total.bytes += counted?.bytes ?? 0;
+    total.diskBytes += counted?.diskBytes ?? 0;
   }
   return total;
 }
@@ -75,7 +78,11 @@ export async function installedFootprint(dir: string): Promise<Installed> {
   const paths = Object.entries(lock.packages)
     .filter(([path, entry]) => path.startsWith('node_modules/') && entry.peer !== true && entry.link !== true)
     .map(([path]) => path);
-  let bytes = 0;
-  for (const path of paths) bytes += await directoryBytes(join(dir, path));
-  return { packages: paths.map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)), bytes };
+  const total = { bytes: 0, diskBytes: 0 };
+  for (const path of paths) {
+    const counted = await directoryBytes(join(dir, path));
+    total.bytes += counted.bytes;
+    total.diskBytes += counted.diskBytes;
+  }
+  return { packages: paths.map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)), ...total };
 }

@@ -18,7 +18,7 @@ export { SnakyHash } from './snaky-hash.js';
 export type { AssertionInput } from './strategies/assertion.js';
 export type { AuthCodeTokenParams, AuthorizeParams } from './strategies/auth-code.js';
 export { type RefreshReport, TokenKeeper, type TokenKeeperOptions } from './token-keeper.js';
-export { FileTokenStore, MemoryTokenStore, SEED_FINGERPRINT_KEY, type SharedRefresh, type TokenStore } from './token-store.js';
+export { MemoryTokenStore, SEED_FINGERPRINT_KEY, type SharedRefresh, type TokenStore } from './token-store.js';
 export type { ConnectionOptions, ConnectionPool } from './transport.js';
 export type * from './types.js';
 export type { ParamsEncoder } from './url.js';

@@ -1,5 +1,4 @@
-import ky, { isTimeoutError, type KyInstance, type Options } from 'ky';
-import { withDeadline } from './deadline.js';
+import ky, { isTimeoutError, type KyInstance } from 'ky';
 import { OAuth2AbortError, OAuth2ConnectionError, OAuth2TimeoutError } from './errors.js';
 
 /**
@@ -60,27 +59,23 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
- * The key under which `exchange` hands its own abort signal to `fetchThrough`. ky passes options it
- * does not know to `fetch` as they are (ky `findUnknownOptions`), so the signal reaches the
- * pool's fetch directly — not through ky's `AbortSignal.any` and the Request's internally followed signal.
- */
-const DEADLINE_SIGNAL = 'deadlineSignal';
-
-/**
  * The HTTP stack of one client: ky on the fetch of the client's pool, which carries its connection
  * settings (a client certificate, a proxy …) to every request — to `site` and to absolute URLs
- * alike. ky never retries, never throws on a status and never follows redirects: the client applies
- * its own redirect rules.
+ * alike. ky is the client's connection builder (`OAuth2ClientOptions.ky`: hooks, headers), as
+ * Faraday is the reference's; four of its features are off, each for a reason of its own.
  */
 export function createTransport(options: ConnectionOptions, customize?: (instance: KyInstance) => KyInstance): Transport {
   const pool = options.pool ?? GLOBAL_FETCH;
-  // ky's own timeout is off: it only covers the wait for the headers (ky utils/timeout.ts clears
-  // its timer when fetch resolves), so a body that stalls would hang. `exchange` keeps the deadline.
   const base = ky.create({
     fetch: fetchThrough(pool),
+    // Every status is an answer: OAuth2Response reads it, and the client raises OAuth2Error itself (RFC 6749 §5.2).
     throwHttpErrors: false,
+    // A token request is not idempotent (an authorization code or a rotated refresh token is spent by the first try).
     retry: 0,
+    // The client follows redirects itself, with the reference's rules (at most `max_redirects`, 303 turns into GET).
     redirect: 'manual',
+    // ky's timeout covers the wait for the headers only (utils/timeout.ts clears its timer when fetch
+    // resolves), so a body that stalls would hang: the deadline is `exchange`'s, given as ky's `signal`.
     timeout: false,
   });
   const http = customize === undefined ? base : customize(base);
@@ -95,35 +90,38 @@ export function createTransport(options: ConnectionOptions, customize?: (instanc
 }
 
 /**
- * One deadline over the whole exchange (deadline.ts: a plain timer and AbortController, not
- * `AbortSignal.timeout`/`AbortSignal.any`, whose timeout Node 20 can lose once the signal is
- * garbage-collected). Its signal goes straight to the pool's fetch, and the call settles on time even if an
- * abort never reached the socket.
+ * One deadline over the whole exchange, given to ky as its `signal`: an AbortController that a plain
+ * timer aborts (not `AbortSignal.timeout`, whose timeout Node 20 can lose once the signal is
+ * garbage-collected), and that the caller's signal aborts too. The call settles when it aborts even
+ * if the abort never reached the socket (a body read that ignores it).
  */
 async function exchange(http: KyInstance, request: Exchange, timeoutMs: number, maxBytes: number): Promise<ExchangeResult> {
   const where = `${request.url.origin}${request.url.pathname}`;
+  const deadline = new AbortController();
+  const caller = request.signal;
+  const abortedByCaller = (): void => deadline.abort(new OAuth2AbortError(`request to ${where} was aborted by the caller's signal`, { cause: caller?.reason }));
+  const timer = setTimeout(() => deadline.abort(new OAuth2TimeoutError(`request to ${where} timed out after ${timeoutMs} ms`)), timeoutMs);
+  if (caller?.aborted === true) abortedByCaller();
+  else caller?.addEventListener('abort', abortedByCaller, { once: true });
+  const ended = new Promise<never>((_resolve, reject) => {
+    const end = (): void => reject(deadline.signal.reason as Error);
+    if (deadline.signal.aborted) end();
+    else deadline.signal.addEventListener('abort', end, { once: true });
+  });
   try {
-    return await withDeadline((signal) => perform(http, request, signal, maxBytes, where), {
-      timeoutMs,
-      signal: request.signal,
-      timeoutError: () => new OAuth2TimeoutError(`request to ${where} timed out after ${timeoutMs} ms`),
-      abortError: (reason) => new OAuth2AbortError(`request to ${where} was aborted by the caller's signal`, { cause: reason }),
-    });
+    return await Promise.race([perform(http, request, deadline.signal, maxBytes, where), ended]);
   } catch (error) {
     // The deadline's own errors are final; anything else comes from the HTTP stack.
-    throw error instanceof OAuth2TimeoutError || error instanceof OAuth2AbortError ? error : transportError(error, where);
+    throw deadline.signal.aborted ? deadline.signal.reason : transportError(error, where);
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', abortedByCaller);
   }
 }
 
 async function perform(http: KyInstance, request: Exchange, signal: AbortSignal, maxBytes: number, where: string): Promise<ExchangeResult> {
-  const init: Options & { [DEADLINE_SIGNAL]: AbortSignal } = {
-    method: request.method,
-    headers: request.headers,
-    body: (request.body ?? null) as BodyInit | null,
-    [DEADLINE_SIGNAL]: signal,
-  };
-  const response = await http(request.url.href, init);
-  const body = await readBounded(response, maxBytes, where);
+  const response = await http(request.url.href, { method: request.method, headers: request.headers, body: (request.body ?? null) as BodyInit | null, signal });
+  const body = await readBounded(response, maxBytes, where, signal);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -131,8 +129,12 @@ async function perform(http: KyInstance, request: Exchange, signal: AbortSignal,
   return { status: response.status, headers, body };
 }
 
-/** The body as text, refused (and the connection released) beyond `maxBytes`, declared or actual. */
-async function readBounded(response: Response, maxBytes: number, where: string): Promise<string> {
+/**
+ * The body as text, refused (and the connection released) beyond `maxBytes`, declared or actual.
+ * The deadline cancels the read itself: once the headers are in, the fetch holds only a weak link to
+ * the signal ky gave its Request, which the garbage collector can cut (seen on Node 24).
+ */
+async function readBounded(response: Response, maxBytes: number, where: string, deadline: AbortSignal): Promise<string> {
   const tooLarge = () => new OAuth2ConnectionError(`the response from ${where} exceeds ${maxBytes} bytes (connection.maxResponseBytes)`);
   if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
     await response.body?.cancel();
@@ -140,19 +142,26 @@ async function readBounded(response: Response, maxBytes: number, where: string):
   }
   if (response.body === null) return '';
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  if (deadline.aborted) cancel();
+  else deadline.addEventListener('abort', cancel, { once: true });
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    deadline.removeEventListener('abort', cancel);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -163,14 +172,13 @@ async function readBounded(response: Response, maxBytes: number, where: string):
 function fetchThrough(pool: ConnectionPool): typeof globalThis.fetch {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
-    const deadlineSignal = (init as { [DEADLINE_SIGNAL]?: AbortSignal } | undefined)?.[DEADLINE_SIGNAL];
     const body = request.body === null ? undefined : await request.arrayBuffer();
     return pool.fetch(request.url, {
       method: request.method,
       headers: [...request.headers],
       ...(body === undefined ? {} : { body }),
       redirect: request.redirect,
-      signal: deadlineSignal ?? request.signal,
+      signal: request.signal,
     });
   };
 }
