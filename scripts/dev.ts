@@ -22,7 +22,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as watcher from '@parcel/watcher';
 import * as esbuild from 'esbuild';
@@ -215,7 +215,9 @@ const outputs: Output[] = Object.entries(codegenConfig.generates).map(([path, ou
 async function touched(output: Output, saved: readonly string[], removed: readonly string[]): Promise<boolean> {
   const before = output.inputs;
   output.inputs = new Set(await glob(output.patterns, { cwd: root, absolute: true }));
-  return saved.some((path) => before.has(path) || output.inputs.has(path)) || removed.some((path) => path.startsWith(resolve(output.path)));
+  const target = resolve(output.path);
+  // A deleted directory may be reported alone, without the files it held.
+  return saved.some((path) => before.has(path) || output.inputs.has(path)) || removed.some((path) => path.startsWith(target) || target.startsWith(`${path}${sep}`));
 }
 
 const pendingOutputs = new Set<string>();
@@ -321,7 +323,9 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   log('dev', `${signal}: stopping codegen, typecheck and server`);
   // It writes nothing (--noEmit), and would finish the check under way before a SIGTERM.
   types?.kill('SIGKILL');
-  await Promise.all([subscription.unsubscribe(), building.then(() => bundler.dispose()), generating, restarting.then(stopServer), typesExited]);
+  // @parcel/watcher fails to remove the watch of a directory moved away (EINVAL): stop all the same.
+  const unsubscribed = subscription.unsubscribe().catch((error: Error) => log('dev', `watcher: ${error.message}`));
+  await Promise.all([unsubscribed, building.then(() => bundler.dispose()), generating, restarting.then(stopServer), typesExited]);
   releaseLock();
   log('dev', 'stopped');
   process.exit(0);

@@ -217,8 +217,12 @@ it('swaps a new channel SDL into the same server process, restarts only on what 
   expect(owner, second.text).toBeDefined();
   expect(execFileSync('ps', ['-o', 'args=', '-p', owner ?? '0'], { encoding: 'utf8' })).toContain('scripts/dev.ts');
 
-  // generated/ deleted: regenerated, every output.
-  await rm(join(project.dir, 'generated'), { recursive: true });
+  // generated/ deleted: regenerated, every output. Moved away in one step, as `git clean` or a
+  // branch switch can leave it (the watcher then reports the directory alone); a recursive rm here
+  // would race the loop, which writes the outputs again while rm walks the tree.
+  const removedGenerated = `${project.dir}-generated-removed`;
+  await rename(join(project.dir, 'generated'), removedGenerated);
+  await rm(removedGenerated, { recursive: true });
   await devEvent('every output to be back', async () => {
     const files = ['generated/channel/resolvers-types.ts', 'generated/client/graphql.ts', 'generated/client/persisted-documents.json', 'generated/openapi/channel-api.ts', 'generated/starwars/resolvers-types.ts', 'generated/db/migrations.ts'];
     const texts = await Promise.all(files.map((file) => readFile(join(project.dir, file), 'utf8').catch(() => '')));
